@@ -1,0 +1,1 @@
+"""Causal-LoCoMo and Causal Memory Intervention (CMI) for Inspect AI."""

@@ -1,0 +1,212 @@
+"""Locate, download, verify and parse the Causal-LoCoMo JSONL release.
+
+The release is never shipped with the package: it is fetched once from a
+pinned commit, checked against its sha256 and cached. ``CMI_DATA_DIR`` points
+at a local copy laid out like the upstream data folder instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any, Literal
+
+from platformdirs import user_cache_dir
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+DATA_DIR_ENV = "CMI_DATA_DIR"
+CACHE_DIR_ENV = "CMI_CACHE_DIR"
+
+CAUSAL_LOCOMO_PATH = "causal-locomo/causal_locomo_final_with_history.jsonl"
+CAUSAL_LOCOMO_URL = (
+    "https://raw.githubusercontent.com/Saksham4796/causal-memory-intervention/"
+    "65a66cb4347aeeb62a870132269e8a983211e036/causal_locomo_final_with_history.jsonl"
+)
+CAUSAL_LOCOMO_SHA256 = "413b490d77ac971dd33a3781dfa3e20c208e2486d920718655e590f736baa3eb"
+
+TASK_FAMILIES = (
+    "temporal_memory_qa",
+    "multi_evidence_memory_qa",
+    "inferential_memory_qa",
+    "factual_memory_qa",
+)
+
+
+class DataError(ValueError):
+    """Raised for missing, corrupt or malformed benchmark data."""
+
+
+class _Lenient(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class MemoryRecord(_Lenient):
+    """One entry of a memory bank, with its label-bearing fields."""
+
+    memory_id: str
+    content: str
+    label: Literal["useful", "irrelevant", "harmful"]
+    timestamp: int
+    scope: str | None = None
+    type: str | None = None
+
+
+class PastSession(_Lenient):
+    session_id: str
+    timestamp: int
+    content: str
+    date_time: str | None = None
+
+
+class CurrentTask(_Lenient):
+    instruction: str
+
+
+class ScoringCriteria(_Lenient):
+    expected_answer: str
+    answer_aliases: list[str] = []
+    must_include: list[str] = []
+    must_not_include: list[str] = []
+    required_steps: list[str] | None = None
+    style: str = ""
+    max_words: int | None = None
+    adversarial_answer: str | None = None
+    judge_instructions: str = ""
+
+
+class ExampleRecord(_Lenient):
+    """One line of the release: a request, its memory bank and its answer key."""
+
+    example_id: str
+    task_family: str
+    current_task: CurrentTask
+    memory_bank: list[MemoryRecord]
+    past_sessions: list[PastSession] = []
+    gold_memory_ids: list[str]
+    bad_memory_ids: list[str]
+    scoring_criteria: ScoringCriteria
+    gold_behavior: str = ""
+
+
+def _cache_dir() -> Path:
+    return Path(os.environ.get(CACHE_DIR_ENV) or user_cache_dir("cmi-inspect"))
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _verify(path: Path, expected: str) -> None:
+    found = sha256_of(path)
+    if found != expected:
+        raise DataError(f"Checksum mismatch for {path}: expected sha256 {expected}, found {found}.")
+
+
+def _download(url: str, dest: Path, expected: str) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=dest.parent, delete=False) as tmp:
+        tmp_path = Path(tmp.name)
+        try:
+            with urllib.request.urlopen(url, timeout=60) as response:
+                while block := response.read(1 << 20):
+                    tmp.write(block)
+        except (urllib.error.URLError, OSError) as ex:
+            tmp_path.unlink(missing_ok=True)
+            raise DataError(
+                f"Could not download the Causal-LoCoMo data from {url} ({ex}). "
+                f"Without network access, set {DATA_DIR_ENV} to a directory that "
+                f"holds {CAUSAL_LOCOMO_PATH}."
+            ) from ex
+    try:
+        _verify(tmp_path, expected)
+    except DataError:
+        tmp_path.unlink(missing_ok=True)
+        raise
+    tmp_path.replace(dest)
+
+
+def causal_locomo_path() -> Path:
+    """Path of a verified copy of the release: local copy, cache, or a fresh download."""
+    local_dir = os.environ.get(DATA_DIR_ENV)
+    if local_dir:
+        path = Path(local_dir) / CAUSAL_LOCOMO_PATH
+        if not path.is_file():
+            raise DataError(
+                f"{DATA_DIR_ENV}={local_dir} has no {CAUSAL_LOCOMO_PATH}; point it "
+                "at a directory laid out like the upstream data folder."
+            )
+        _verify(path, CAUSAL_LOCOMO_SHA256)
+        return path
+    cached = _cache_dir() / CAUSAL_LOCOMO_PATH
+    if cached.is_file():
+        _verify(cached, CAUSAL_LOCOMO_SHA256)
+        return cached
+    _download(CAUSAL_LOCOMO_URL, cached, CAUSAL_LOCOMO_SHA256)
+    return cached
+
+
+def _field_path(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out
+
+
+def parse_record(line: str, path: Path | str, lineno: int) -> ExampleRecord:
+    """Validate one JSONL line; errors name the file, line and field."""
+    try:
+        raw: Any = json.loads(line)
+    except json.JSONDecodeError as ex:
+        raise DataError(f"{path}, line {lineno}: not valid JSON ({ex.msg}).") from ex
+    if not isinstance(raw, dict):
+        raise DataError(f"{path}, line {lineno}: expected a JSON object.")
+    try:
+        return ExampleRecord.model_validate(raw)
+    except ValidationError as ex:
+        err = ex.errors()[0]
+        raise DataError(
+            f"{path}, line {lineno}, field '{_field_path(err['loc'])}': {err['msg']}."
+        ) from ex
+
+
+def load_records(path: Path | str) -> list[ExampleRecord]:
+    """Parse every non-empty line of a Causal-LoCoMo JSONL file."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"No such data file: {path}.")
+    records: list[ExampleRecord] = []
+    seen: set[str] = set()
+    with path.open(encoding="utf-8") as f:
+        for lineno, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            record = parse_record(line, path, lineno)
+            if record.example_id in seen:
+                raise DataError(
+                    f"{path}, line {lineno}, field 'example_id': duplicate id "
+                    f"{record.example_id!r}."
+                )
+            seen.add(record.example_id)
+            _check_ids(record, path, lineno)
+            records.append(record)
+    return records
+
+
+def _check_ids(record: ExampleRecord, path: Path, lineno: int) -> None:
+    bank_ids = {m.memory_id for m in record.memory_bank}
+    for field in ("gold_memory_ids", "bad_memory_ids"):
+        for i, memory_id in enumerate(getattr(record, field)):
+            if memory_id not in bank_ids:
+                raise DataError(
+                    f"{path}, line {lineno}, field '{field}[{i}]': {memory_id!r} is "
+                    "not in memory_bank."
+                )

@@ -1,0 +1,136 @@
+"""Similarity scores and embedders used to rank memories.
+
+The embedded default embedder hashes character n-grams (scikit-learn's
+``HashingVectorizer``): it needs no network, no model download and no fit,
+so a memory's vector does not depend on which other samples are in the run
+(a fitted TF-IDF would change with ``--limit``), and character n-grams match
+inflections ("painted" / "painting") that word tokens miss. ``openai`` uses
+``text-embedding-3-large``, the paper's embedder.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeVar
+
+import anyio
+import numpy as np
+
+from cmi_inspect.scoring import tokens
+
+T = TypeVar("T")
+
+EMBEDDERS = ("hashing", "openai")
+
+
+class Embedder(Protocol):
+    name: str
+
+    async def cosine(self, query: str, texts: Sequence[str]) -> np.ndarray:
+        """Cosine similarity of ``query`` to each text, in [-1, 1]."""
+        ...
+
+
+class _CachingEmbedder:
+    """Embeds each distinct text once per embedder instance (i.e. once per run)."""
+
+    name = "base"
+
+    def __init__(self) -> None:
+        self._cache: dict[str, Any] = {}
+        self._lock = anyio.Lock()
+
+    async def _embed(self, texts: list[str]) -> list[Any]:
+        raise NotImplementedError
+
+    async def _vectors(self, texts: Sequence[str]) -> list[Any]:
+        async with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+            if missing:
+                self._cache.update(zip(missing, await self._embed(missing), strict=True))
+        return [self._cache[t] for t in texts]
+
+    async def cosine(self, query: str, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros(0)
+        vectors = await self._vectors([query, *texts])
+        return np.array([_dot(vectors[0], v) for v in vectors[1:]], dtype=float)
+
+
+def _dot(a: Any, b: Any) -> float:
+    """Dot product of two unit vectors, dense or 1-row sparse."""
+    if isinstance(a, np.ndarray):
+        return float(a @ b)
+    return float(a.multiply(b).sum())
+
+
+class HashingEmbedder(_CachingEmbedder):
+    name = "hashing"
+
+    def __init__(self) -> None:
+        super().__init__()
+        from sklearn.feature_extraction.text import HashingVectorizer
+
+        self._vectorizer = HashingVectorizer(
+            analyzer="char_wb",
+            ngram_range=(3, 5),
+            n_features=2**18,
+            alternate_sign=False,
+            norm="l2",
+        )
+
+    async def _embed(self, texts: list[str]) -> list[Any]:
+        matrix = self._vectorizer.transform(texts).tocsr()
+        return [matrix[i] for i in range(matrix.shape[0])]
+
+
+class OpenAIEmbedder(_CachingEmbedder):
+    name = "openai"
+
+    def __init__(self, model: str = "text-embedding-3-large") -> None:
+        super().__init__()
+        from openai import AsyncOpenAI
+
+        self.model = model
+        self._client = AsyncOpenAI()
+
+    async def _embed(self, texts: list[str]) -> list[Any]:
+        response = await self._client.embeddings.create(model=self.model, input=texts)
+        vectors = [np.asarray(d.embedding, dtype=float) for d in response.data]
+        return [v / (np.linalg.norm(v) or 1.0) for v in vectors]
+
+
+def make_embedder(name: str) -> Embedder:
+    if name == "hashing":
+        return HashingEmbedder()
+    if name == "openai":
+        return OpenAIEmbedder()
+    raise ValueError(f"Unknown embedder {name!r}; choose from {EMBEDDERS}")
+
+
+def jaccard(a: str, b: str) -> float:
+    """Jaccard overlap of the token sets of two texts."""
+    sa, sb = set(tokens(a)), set(tokens(b))
+    return len(sa & sb) / len(sa | sb) if sa | sb else 0.0
+
+
+def bow_cosine(query: str, text: str) -> float:
+    """Cosine of the bag-of-words count vectors of two texts."""
+    qa, tb = Counter(tokens(query)), Counter(tokens(text))
+    dot = sum(qa[t] * tb[t] for t in qa)
+    norm = math.sqrt(sum(v * v for v in qa.values())) * math.sqrt(sum(v * v for v in tb.values()))
+    return dot / norm if norm else 0.0
+
+
+def min_max(values: Sequence[float]) -> list[float]:
+    """Scale to [0, 1]; all zeros when every value is equal."""
+    lo, hi = min(values, default=0.0), max(values, default=0.0)
+    return [(v - lo) / (hi - lo) if hi > lo else 0.0 for v in values]
+
+
+def top_k(items: Sequence[T], scores: Sequence[float], k: int) -> list[tuple[T, float]]:
+    """The k best items by score; ties keep the items' given order."""
+    order = sorted(range(len(items)), key=lambda i: -scores[i])
+    return [(items[i], float(scores[i])) for i in order[: max(k, 0)]]

@@ -1,0 +1,1 @@
+"""One module per memory strategy, each behind ``cmi_inspect.strategy.MemoryStrategy``."""

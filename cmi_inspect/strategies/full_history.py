@@ -1,0 +1,60 @@
+"""Answer from the raw past sessions; the whole bank counts as selected.
+
+When the sessions do not fit the response model's context window, the most
+recent sessions that fit are kept (the newest one cut from its start if even
+it alone is too long) and the sample records the truncation.
+"""
+
+from __future__ import annotations
+
+from inspect_ai.model import ChatMessageUser, Model, get_model_info
+
+from cmi_inspect.prompts import history_prompt
+from cmi_inspect.strategy import MemoryTask, Pick, Selection
+
+FALLBACK_CONTEXT = 128_000
+"""Window assumed for a model Inspect has no information about."""
+ANSWER_RESERVE = 160
+"""Tokens kept free for the answer and the chat template."""
+
+
+def _window(model: Model) -> int:
+    info = get_model_info(model)
+    window = info.context_length if info and info.context_length else FALLBACK_CONTEXT
+    max_tokens = model.config.max_tokens or model.api.max_tokens() or 0
+    return window - max(ANSWER_RESERVE, max_tokens + 32)
+
+
+async def _fits(model: Model, prompt: str, budget: int) -> bool:
+    # a token is at least one character, so short prompts need no tokenizer
+    if len(prompt) <= budget:
+        return True
+    return await model.count_tokens([ChatMessageUser(content=prompt)]) <= budget
+
+
+class FullHistory:
+    name = "full_history"
+
+    async def select(self, task: MemoryTask) -> Selection:
+        picks = [Pick(m.key) for m in task.memories]
+        budget = _window(task.model)
+        texts = [s.content for s in task.sessions]
+        kept = len(texts)
+        prompt = history_prompt(task.request, "\n\n".join(texts))
+        while kept > 1 and not await _fits(task.model, prompt, budget):
+            kept -= 1
+            prompt = history_prompt(task.request, "\n\n".join(texts[-kept:]))
+        clipped_chars = 0
+        newest = texts[-1] if texts else ""
+        while newest and not await _fits(task.model, prompt, budget):
+            cut = max(len(newest) // 10, 1)
+            newest, clipped_chars = newest[cut:], clipped_chars + cut
+            prompt = history_prompt(task.request, newest)
+        details = {
+            "sessions_total": len(texts),
+            "sessions_kept": kept,
+            "truncated": kept < len(texts) or clipped_chars > 0,
+            "clipped_chars": clipped_chars,
+            "token_budget": budget,
+        }
+        return Selection(picks=picks, prompt=prompt, details=details)

@@ -1,0 +1,13 @@
+"""Answer from the request alone: the floor every memory strategy must beat."""
+
+from __future__ import annotations
+
+from cmi_inspect.prompts import no_memory_prompt
+from cmi_inspect.strategy import MemoryTask, Selection
+
+
+class NoMemory:
+    name = "no_memory"
+
+    async def select(self, task: MemoryTask) -> Selection:
+        return Selection(picks=[], prompt=no_memory_prompt(task.request))

@@ -1,0 +1,86 @@
+"""Turn each memory into a reflection, retrieve the top-k reflections by bag of words.
+
+``paper`` protocol: the reflection follows the memory's label, as the
+reference did (a lesson, a safety warning, or a context note). ``blind``
+protocol, where labels are hidden: a memory that contradicts another one
+(same wording, different dates or numbers) becomes a caution, any other a
+dated note, so conflicts are flagged without knowing which side is true.
+The model sees the reflections; their source memories count as selected.
+"""
+
+from __future__ import annotations
+
+from cmi_inspect.memory import Memory
+from cmi_inspect.prompts import memory_prompt
+from cmi_inspect.retrieval import bow_cosine, top_k
+from cmi_inspect.scoring import tokens
+from cmi_inspect.strategy import MemoryTask, Pick, Selection
+
+_MONTHS = {
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+}
+CONFLICT_OVERLAP = 0.5
+
+
+def _values(text: str) -> set[str]:
+    return {t for t in tokens(text) if t in _MONTHS or any(c.isdigit() for c in t)}
+
+
+def _wording(text: str) -> set[str]:
+    return set(tokens(text)) - _values(text)
+
+
+def conflicts(a: Memory, b: Memory) -> bool:
+    """Two memories that say the same thing with different dates or numbers."""
+    wa, wb = _wording(a.content), _wording(b.content)
+    overlap = len(wa & wb) / len(wa | wb) if wa | wb else 0.0
+    return overlap >= CONFLICT_OVERLAP and _values(a.content) != _values(b.content)
+
+
+def labelled_reflection(memory: Memory) -> str:
+    if memory.label == "useful":
+        return f"Lesson: {memory.content}"
+    if memory.label == "harmful":
+        return f"Safety lesson: this note is unreliable, do not act on it: {memory.content}"
+    return f"Context note: {memory.content}"
+
+
+def blind_reflections(memories: list[Memory]) -> list[str]:
+    out = []
+    for m in memories:
+        if any(conflicts(m, other) for other in memories if other is not m):
+            out.append(f"Caution, another note disagrees with this one: {m.content}")
+        else:
+            out.append(f"Note from session {m.timestamp}: {m.content}")
+    return out
+
+
+class ReflectionMemory:
+    name = "reflection_memory"
+
+    def __init__(self, k: int = 3) -> None:
+        self.k = k
+
+    async def select(self, task: MemoryTask) -> Selection:
+        if task.protocol == "paper":
+            reflections = [labelled_reflection(m) for m in task.memories]
+        else:
+            reflections = blind_reflections(task.memories)
+        scores = [bow_cosine(task.request, r) for r in reflections]
+        ranked = top_k(list(zip(task.memories, reflections, strict=True)), scores, self.k)
+        return Selection(
+            picks=[Pick(m.key, s) for (m, _), s in ranked],
+            prompt=memory_prompt(task.request, [f"[{m.key}] {r}" for (m, r), _ in ranked]),
+            details={"top_k": self.k, "reflections": {m.key: r for (m, r), _ in ranked}},
+        )

@@ -1,0 +1,108 @@
+"""One ``@solver`` per memory strategy; arguments are passed with ``-S name=value``."""
+
+from __future__ import annotations
+
+from inspect_ai.solver import Solver, solver
+
+from cmi_inspect.intervention import intervention_scorer
+from cmi_inspect.retrieval import make_embedder
+from cmi_inspect.strategies.cmi import CMI, CMIConfig
+from cmi_inspect.strategies.full_history import FullHistory
+from cmi_inspect.strategies.graph import GraphMemory
+from cmi_inspect.strategies.no_memory import NoMemory
+from cmi_inspect.strategies.reflection import ReflectionMemory
+from cmi_inspect.strategies.summary import SummaryMemory
+from cmi_inspect.strategies.vector import VectorMemory
+from cmi_inspect.strategy import strategy_solver
+
+
+@solver
+def no_memory() -> Solver:
+    """Answer from the request alone."""
+    return strategy_solver(NoMemory())
+
+
+@solver
+def full_history() -> Solver:
+    """Answer from all past sessions (most recent that fit the context window)."""
+    return strategy_solver(FullHistory())
+
+
+@solver
+def summary_memory(mode: str = "llm") -> Solver:
+    """Answer from one summary of the bank.
+
+    Args:
+        mode: ``llm`` (written by the ``summarizer`` role, else the response model)
+            or ``concat`` (the reference code's first eight memories joined).
+    """
+    return strategy_solver(SummaryMemory(mode))
+
+
+@solver
+def vector_memory(top_k: int = 3, embedder: str = "hashing") -> Solver:
+    """Answer from the top-k memories by embedding cosine similarity.
+
+    Args:
+        top_k: Memories to select.
+        embedder: ``hashing`` (embedded, offline) or ``openai`` (text-embedding-3-large).
+    """
+    return strategy_solver(VectorMemory(make_embedder(embedder), top_k))
+
+
+@solver
+def graph_memory(top_k: int = 3) -> Solver:
+    """Answer from the top-k memories of the memory / scope / concept graph.
+
+    Args:
+        top_k: Memories to select.
+    """
+    return strategy_solver(GraphMemory(top_k))
+
+
+@solver
+def reflection_memory(top_k: int = 3) -> Solver:
+    """Answer from the top-k reflections on the bank, by bag-of-words score.
+
+    Args:
+        top_k: Reflections (and so source memories) to select.
+    """
+    return strategy_solver(ReflectionMemory(top_k))
+
+
+@solver
+def cmi(
+    k: int = 3,
+    tau_u: float = 0.0,
+    tau_s: float = 0.0,
+    budget: int | None = None,
+    ablation: str = "full",
+    risk_filter: bool = True,
+    lazy_perturb: bool = False,
+    embedder: str = "hashing",
+    intervention: str = "gold",
+) -> Solver:
+    """Causal Memory Intervention: keep memories that improve the answer, stably.
+
+    Args:
+        k: Candidates proposed by the hybrid retriever.
+        tau_u: Utility threshold (select if utility > tau_u).
+        tau_s: Stability threshold (select if stability >= tau_s).
+        budget: Most memories selected (default k).
+        ablation: ``full``, ``no_perturb``, ``utility_only``, ``stability_only`` or ``oracle``.
+        risk_filter: Drop memories labelled harmful (paper protocol).
+        lazy_perturb: Skip a perturbed call when utility already rules the memory out.
+        embedder: Embedder for the proposal score (``hashing`` or ``openai``).
+        intervention: How interventions are scored; ``gold`` is the
+            paper's (reads the gold answer, refused under the blind protocol).
+    """
+    config = CMIConfig(
+        k=k,
+        tau_u=tau_u,
+        tau_s=tau_s,
+        budget=budget,
+        ablation=ablation,
+        risk_filter=risk_filter,
+        lazy_perturb=lazy_perturb,
+    )
+    return strategy_solver(CMI(make_embedder(embedder), config), intervention_scorer(intervention))

@@ -202,7 +202,14 @@ def load_records(path: Path | str) -> list[ExampleRecord]:
 
 
 def _check_ids(record: ExampleRecord, path: Path, lineno: int) -> None:
-    bank_ids = {m.memory_id for m in record.memory_bank}
+    bank_ids: set[str] = set()
+    for i, memory in enumerate(record.memory_bank):
+        if memory.memory_id in bank_ids:
+            raise DataError(
+                f"{path}, line {lineno}, field 'memory_bank[{i}].memory_id': duplicate id "
+                f"{memory.memory_id!r}."
+            )
+        bank_ids.add(memory.memory_id)
     for field in ("gold_memory_ids", "bad_memory_ids"):
         for i, memory_id in enumerate(getattr(record, field)):
             if memory_id not in bank_ids:

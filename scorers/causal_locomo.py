@@ -124,8 +124,8 @@ def _selection_table(rows: list[dict[str, Any]]) -> str:
 
 def _cmi_table(details: dict[str, Any], ids: dict[str, str], labels: dict[str, str]) -> str:
     lines = [
-        f"CMI: s_no = {details['s_no']:.3f}; {details['model_calls']} model calls, "
-        f"{details['calls_reused']} reused; final answer reused: {details['final_answer_reused']}",
+        f"CMI: s_no = {details['s_no']:.3f}; {details['model_calls']} intervention calls; "
+        f"final answer reused: {details['final_answer_reused']}",
         "",
         "| # | memory | label | s_with | s_pert | utility | stability | decision |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",

@@ -67,21 +67,16 @@ class Candidate:
 
 
 class _Answers:
-    """The sample's answers by prompt: each distinct prompt is sent once, concurrently.
-
-    ``reused`` counts requests answered by an identical earlier (or sibling) prompt.
-    """
+    """The sample's answers by prompt: each distinct prompt is sent once, concurrently."""
 
     def __init__(self, model: Model, score: AnswerScorer) -> None:
         self.model = model
         self.score_answer = score
         self.outputs: dict[str, ModelOutput] = {}
         self.scores: dict[str, float] = {}
-        self.reused = 0
 
     async def run(self, prompts: list[str]) -> None:
         new = [p for p in dict.fromkeys(prompts) if p not in self.outputs]
-        self.reused += len(prompts) - len(new)
         outputs = await collect(*(self.model.generate(p) for p in new))
         for prompt, output in zip(new, outputs, strict=True):
             self.outputs[prompt] = output
@@ -160,7 +155,6 @@ class CMI:
             "s_no": s_no,
             "candidates": [asdict(c) for c in candidates],
             "model_calls": len(answers.outputs),
-            "calls_reused": answers.reused,
             "final_answer_reused": prompt in answers.outputs,
         }
         return Selection(

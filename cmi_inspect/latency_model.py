@@ -1,0 +1,61 @@
+"""A model provider that answers after a fixed delay, to time orchestration rather than inference.
+
+``--model fixed_latency/0.5`` waits 0.5 s per call (the model name is the
+delay in seconds) and answers with the first note of a memory prompt, or "I
+do not know." without one, so memory strategies still change its answers.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import anyio
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ModelUsage
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+from cmi_inspect.scoring import word_count
+
+_NOTE = re.compile(r"^- \[[^\]]+\] (.*?)(?: \[scope: [^\]]*\])?(?: \[label: [^\]]*\])?$", re.M)
+_NO_CONFIG = GenerateConfig()
+
+
+def scripted_answer(prompt: str) -> str:
+    match = _NOTE.search(prompt)
+    return match.group(1) if match else "I do not know."
+
+
+class FixedLatencyModel(ModelAPI):
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = _NO_CONFIG,
+        **model_args: Any,
+    ) -> None:
+        super().__init__(model_name, base_url, api_key, [], config)
+        try:
+            self.delay = float(model_name)
+        except ValueError as ex:
+            raise ValueError(
+                f"fixed_latency model name must be a delay in seconds, got {model_name!r}"
+            ) from ex
+
+    def max_connections(self) -> int:
+        return 64
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput:
+        await anyio.sleep(self.delay)
+        prompt = "\n".join(m.text for m in input)
+        answer = scripted_answer(prompt)
+        output = ModelOutput.from_content(model=self.model_name, content=answer)
+        n_in, n_out = word_count(prompt), word_count(answer)
+        output.usage = ModelUsage(input_tokens=n_in, output_tokens=n_out, total_tokens=n_in + n_out)
+        return output

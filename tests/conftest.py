@@ -1,0 +1,84 @@
+"""Test isolation and shared helpers.
+
+Inspect's data, cache and log directories go under a temporary directory (no
+writes into the home directory), the data comes from the local copy in
+``../shared/data``, and nothing needs the network.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED_DATA = REPO.parent / "shared" / "data"
+SYNTHETIC = REPO / "datasets" / "fixtures" / "synthetic.jsonl"
+
+_TMP = Path(tempfile.mkdtemp(prefix="cmi-inspect-tests-"))
+os.environ["XDG_DATA_HOME"] = str(_TMP / "data")
+os.environ["XDG_CACHE_HOME"] = str(_TMP / "cache")
+os.environ["INSPECT_CACHE_DIR"] = str(_TMP / "inspect-cache")
+os.environ["INSPECT_LOG_DIR"] = str(_TMP / "logs")
+os.environ["CMI_CACHE_DIR"] = str(_TMP / "cmi-cache")
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ.setdefault("CMI_DATA_DIR", str(SHARED_DATA))
+
+import pytest  # noqa: E402
+from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model  # noqa: E402
+
+Responder = Callable[[str], Any]
+
+
+def mock_model(respond: Responder, prompts: list[str] | None = None, role: str | None = None) -> Model:
+    """A mockllm model that answers each prompt with ``respond(prompt)``, usage set.
+
+    Every prompt it receives is appended to ``prompts`` when given.
+    """
+
+    async def outputs(input: list[ChatMessage], tools: object, choice: object, config: GenerateConfig) -> ModelOutput:
+        prompt = "\n".join(m.text for m in input)
+        if prompts is not None:
+            prompts.append(prompt)
+        answer = respond(prompt)
+        if inspect.isawaitable(answer):
+            answer = await answer
+        out = ModelOutput.from_content(model="mockllm", content=answer)
+        out.usage = ModelUsage(input_tokens=len(prompt.split()), output_tokens=len(answer.split()),
+                               total_tokens=len(prompt.split()) + len(answer.split()))
+        return out
+
+    return get_model("mockllm/model", custom_outputs=outputs, memoize=False)
+
+
+@pytest.fixture(scope="session")
+def real_records():
+    from cmi_inspect.data import causal_locomo_path, load_records
+
+    return load_records(causal_locomo_path())
+
+
+@pytest.fixture(scope="session")
+def synthetic_records():
+    from cmi_inspect.data import load_records
+
+    return load_records(SYNTHETIC)
+
+
+def memory_task_for(record, protocol: str = "paper", model: Model | None = None, score_answer=None):
+    """The MemoryTask a solver would build for one record (an ExampleRecord)."""
+    from cmi_inspect.memory import Session, memory_view
+    from cmi_inspect.strategy import MemoryTask
+
+    bank = [m.model_dump() for m in record.memory_bank]
+    return MemoryTask(
+        request=record.current_task.instruction,
+        memories=memory_view(record.example_id, bank, protocol),  # type: ignore[arg-type]
+        sessions=[Session(s.timestamp, s.content) for s in sorted(record.past_sessions, key=lambda s: s.timestamp)],
+        protocol=protocol,  # type: ignore[arg-type]
+        model=model or mock_model(lambda p: "I do not know."),
+        score_answer=score_answer,
+    )

@@ -1,0 +1,172 @@
+"""CMI's selection rule, ablations, risk filter, budget and call economy on scripted answers."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+from conftest import memory_task_for, mock_model
+
+from cmi_inspect.retrieval import HashingEmbedder
+from cmi_inspect.scoring import deterministic_score
+from cmi_inspect.strategies.cmi import CMI, CMIConfig, proposal_scores
+
+PERTURBED = ("It is not true that", "may no longer hold")
+
+
+def answers(gold_only: bool = True):
+    """3 March for the gold memory (and, if not gold_only, the harmful one); unsure otherwise."""
+
+    def respond(prompt: str) -> str:
+        if any(p in prompt for p in PERTURBED):
+            return "I do not know."
+        if "Comet on 3 March 2022" in prompt:
+            return "3 March 2022"
+        if "Comet on 9 March 2022" in prompt:
+            return "9 March 2022" if gold_only else "3 March 2022"
+        return "I do not know."
+
+    return respond
+
+
+def scorer_for(record):
+    criteria = record.scoring_criteria.model_dump()
+
+    async def score(answer: str) -> float:
+        return deterministic_score(answer, criteria)
+
+    return score
+
+
+async def run(record, respond=None, prompts=None, **config):
+    model = mock_model(respond or answers(), prompts)
+    task = memory_task_for(record, model=model, score_answer=scorer_for(record))
+    return await CMI(HashingEmbedder(), CMIConfig(**{"k": 4, **config})).select(task)
+
+
+def by_key(selection):
+    return {c["key"]: c for c in selection.details["candidates"]}
+
+
+async def test_full_rule_selects_the_useful_memory(synthetic_records):
+    prompts: list[str] = []
+    sel = await run(synthetic_records[0], prompts=prompts)
+    assert [p.key for p in sel.picks] == ["gold_00"]
+    c = by_key(sel)
+    assert sel.details["s_no"] == pytest.approx(0.6)
+    assert (c["gold_00"]["s_with"], c["gold_00"]["s_pert"]) == (1.0, pytest.approx(0.6))
+    assert c["gold_00"]["utility"] == pytest.approx(0.4) and c["gold_00"]["stability"] == pytest.approx(0.4)
+    assert c["harm_00"]["utility"] == pytest.approx(-0.1) and c["harm_00"]["perturbation"] == "temporal_shift"
+    assert c["harm_00"]["reason"].startswith("utility -0.100 <= tau_u")
+    assert c["irr_00"]["reason"].startswith("utility +0.000") and c["irr_00"]["perturbation"] == "negation"
+    assert c["gold_00"]["reason"] == "selected"
+    # 1 no-memory + 4 with + 4 perturbed, all distinct; final = gold's with-memory answer, reused
+    assert len(prompts) == 9 and len(set(prompts)) == 9
+    assert sel.output is not None and sel.output.completion == "3 March 2022"
+    assert sel.details["final_answer_reused"] is True
+
+
+async def test_none_selected_reuses_the_no_memory_answer(synthetic_records):
+    sel = await run(synthetic_records[0], respond=lambda p: "I do not know.")
+    assert sel.picks == [] and sel.output is not None
+    assert sel.output.completion == sel.details["answer_no_memory"]
+
+
+async def test_thresholds(synthetic_records):
+    sel = await run(synthetic_records[0], tau_u=0.5)
+    assert sel.picks == []
+    assert by_key(sel)["gold_00"]["reason"] == "utility +0.400 <= tau_u 0.5"
+    sel = await run(synthetic_records[0], tau_s=0.5)
+    assert by_key(sel)["gold_00"]["reason"] == "stability +0.400 < tau_s 0.5"
+
+
+async def test_risk_filter_drops_harmful_that_passes_the_rule(synthetic_records):
+    sel = await run(synthetic_records[0], respond=answers(gold_only=False))
+    assert [p.key for p in sel.picks] == ["gold_00"]
+    assert by_key(sel)["harm_00"]["reason"] == "risk filter: labelled harmful"
+    prompts: list[str] = []
+    sel = await run(synthetic_records[0], respond=answers(gold_only=False), prompts=prompts, risk_filter=False)
+    assert {p.key for p in sel.picks} == {"gold_00", "harm_00"}
+    assert sel.output is None  # two memories: the final prompt is new, the solver generates it
+    assert sel.prompt not in prompts
+
+
+async def test_budget(synthetic_records):
+    sel = await run(synthetic_records[0], respond=answers(gold_only=False), risk_filter=False, budget=1)
+    assert len(sel.picks) == 1
+    reasons = sorted(c["reason"] for c in sel.details["candidates"] if c["key"] in ("gold_00", "harm_00"))
+    assert reasons == ["over budget", "selected"]
+
+
+async def test_no_perturb_uses_s_no_and_makes_no_perturbed_call(synthetic_records):
+    prompts: list[str] = []
+    sel = await run(synthetic_records[0], prompts=prompts, ablation="no_perturb")
+    assert [p.key for p in sel.picks] == ["gold_00"]
+    gold = by_key(sel)["gold_00"]
+    assert gold["s_pert"] == sel.details["s_no"] and gold["stability"] == gold["utility"]
+    assert len(prompts) == 5 and not any(p in q for q in prompts for p in PERTURBED)
+
+
+async def test_utility_only(synthetic_records):
+    prompts: list[str] = []
+    sel = await run(synthetic_records[0], prompts=prompts, ablation="utility_only")
+    assert [p.key for p in sel.picks] == ["gold_00"]
+    assert by_key(sel)["gold_00"]["stability"] is None and len(prompts) == 5
+
+
+async def test_stability_only_keeps_memories_whose_perturbation_does_not_help(synthetic_records):
+    sel = await run(synthetic_records[0], ablation="stability_only")
+    ranks = {k: c["rank"] for k, c in by_key(sel).items()}
+    irrelevant = sorted(["irr_00", "irr_01"], key=ranks.__getitem__)
+    assert [p.key for p in sel.picks] == ["gold_00", *irrelevant]  # utility order, then rank
+    assert by_key(sel)["harm_00"]["reason"] == "stability -0.100 < tau_s 0.0"
+
+
+async def test_oracle_selects_exactly_the_gold_candidates(synthetic_records):
+    for record in synthetic_records:
+        for k in (1, 2, 3):
+            sel = await run(record, respond=lambda p: "x", ablation="oracle", k=k)
+            candidates = {c["key"] for c in sel.details["candidates"]}
+            assert {p.key for p in sel.picks} == candidates & set(record.gold_memory_ids)
+
+
+async def test_oracle_needs_labels(synthetic_records):
+    model = mock_model(lambda p: "x")
+    task = memory_task_for(synthetic_records[0], "blind", model, scorer_for(synthetic_records[0]))
+    with pytest.raises(ValueError, match="protocol=paper"):
+        await CMI(HashingEmbedder(), CMIConfig(ablation="oracle")).select(task)
+
+
+async def test_lazy_perturb_skips_calls_but_not_selections(synthetic_records):
+    for record in synthetic_records:
+        eager_prompts: list[str] = []
+        lazy_prompts: list[str] = []
+        eager = await run(record, prompts=eager_prompts)
+        lazy = await run(record, prompts=lazy_prompts, lazy_perturb=True)
+        assert eager.picks == lazy.picks
+        assert set(lazy_prompts) <= set(eager_prompts)
+    assert len(lazy_prompts) < len(eager_prompts)
+
+
+async def test_concurrent_answers_do_not_change_selections(synthetic_records):
+    rng = random.Random(0)
+    respond = answers()
+
+    async def slow(prompt: str) -> str:
+        await asyncio.sleep(rng.random() / 50)
+        return respond(prompt)
+
+    sequential = await run(synthetic_records[0])
+    for _ in range(3):
+        concurrent = await run(synthetic_records[0], respond=slow)
+        assert concurrent.picks == sequential.picks
+        assert concurrent.details["candidates"] == sequential.details["candidates"]
+
+
+def test_proposal_score_formula(synthetic_records):
+    from cmi_inspect.memory import Memory
+
+    memories = [Memory("a", "Priya adopted Comet", 1), Memory("b", "other words", 3)]
+    scores = proposal_scores([1.0, -1.0], memories, "Priya adopted Comet")
+    assert scores == pytest.approx([0.7 + 0.0 + 0.1, 0.0 + 0.2 + 0.0])

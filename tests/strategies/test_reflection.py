@@ -1,0 +1,39 @@
+"""reflection_memory: label reflections (paper), conflict cautions (blind)."""
+
+from __future__ import annotations
+
+from conftest import memory_task_for
+
+from cmi_inspect.memory import Memory
+from cmi_inspect.strategies.reflection import ReflectionMemory, blind_reflections, conflicts, labelled_reflection
+
+
+def test_labelled_reflections():
+    assert labelled_reflection(Memory("a", "X.", 1, label="useful")) == "Lesson: X."
+    assert labelled_reflection(Memory("a", "X.", 1, label="harmful")).startswith("Safety lesson:")
+    assert labelled_reflection(Memory("a", "X.", 1, label="irrelevant")) == "Context note: X."
+
+
+def test_conflicts_need_same_wording_and_different_values():
+    a = Memory("a", "Jon lost his job on 19 January, 2023.", 1)
+    b = Memory("b", "Jon lost his job on 20 January, 2023.", 7)
+    c = Memory("c", "Jon opened a dance studio.", 2)
+    assert conflicts(a, b) and not conflicts(a, c) and not conflicts(a, a)
+    assert [r.split(":")[0] for r in blind_reflections([a, b, c])] == [
+        "Caution, another note disagrees with this one", "Caution, another note disagrees with this one",
+        "Note from session 2"]
+
+
+async def test_paper_selects_by_bag_of_words(synthetic_records):
+    selection = await ReflectionMemory(k=2).select(memory_task_for(synthetic_records[0]))
+    assert [p.key for p in selection.picks] == ["gold_00", "harm_00"]
+    assert "[gold_00] Lesson: Priya adopted" in selection.prompt
+    assert "[harm_00] Safety lesson:" in selection.prompt
+
+
+async def test_blind_uses_no_label(synthetic_records):
+    task = memory_task_for(synthetic_records[0], protocol="blind")
+    selection = await ReflectionMemory(k=2).select(task)
+    assert len(selection.picks) == 2
+    assert "Lesson" not in selection.prompt and "label" not in selection.prompt
+    assert selection.prompt.count("Caution, another note disagrees") == 2

@@ -1,0 +1,151 @@
+"""Locating, verifying and parsing the release; every bad input ends in a clear error."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from conftest import SHARED_DATA, SYNTHETIC
+
+from cmi_inspect import data
+from cmi_inspect.data import DataError, causal_locomo_path, load_records
+
+RELEASE = SHARED_DATA / data.CAUSAL_LOCOMO_PATH
+
+
+def test_release_statistics(real_records):
+    assert len(real_records) == 87
+    families = Counter(r.task_family for r in real_records)
+    assert families == {"temporal_memory_qa": 46, "multi_evidence_memory_qa": 25,
+                        "inferential_memory_qa": 14, "factual_memory_qa": 2}
+    labels = Counter(m.label for r in real_records for m in r.memory_bank)
+    assert labels == {"useful": 89, "irrelevant": 348, "harmful": 54}
+    assert sum(len(r.past_sessions) for r in real_records) == 432
+
+
+def _write_lines(tmp_path: Path, lines: list[str]) -> Path:
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _synthetic_lines() -> list[str]:
+    return SYNTHETIC.read_text(encoding="utf-8").splitlines()
+
+
+def test_invalid_json_names_file_and_line(tmp_path):
+    lines = _synthetic_lines()
+    lines[1] = lines[1][:-5]
+    path = _write_lines(tmp_path, lines)
+    with pytest.raises(DataError, match=rf"{path}, line 2: not valid JSON"):
+        load_records(path)
+
+
+def test_missing_field_names_the_field(tmp_path):
+    lines = _synthetic_lines()
+    record = json.loads(lines[2])
+    del record["current_task"]["instruction"]
+    lines[2] = json.dumps(record)
+    path = _write_lines(tmp_path, lines)
+    with pytest.raises(DataError, match=r"line 3, field 'current_task.instruction': Field required"):
+        load_records(path)
+
+
+def test_bad_label_names_the_nested_field(tmp_path):
+    lines = _synthetic_lines()
+    record = json.loads(lines[0])
+    record["memory_bank"][2]["label"] = "helpful"
+    lines[0] = json.dumps(record)
+    path = _write_lines(tmp_path, lines)
+    with pytest.raises(DataError, match=r"line 1, field 'memory_bank\[2\].label'"):
+        load_records(path)
+
+
+def test_wrong_type_names_the_field(tmp_path):
+    lines = _synthetic_lines()
+    record = json.loads(lines[0])
+    record["scoring_criteria"]["max_words"] = "sixty"
+    lines[0] = json.dumps(record)
+    path = _write_lines(tmp_path, lines)
+    with pytest.raises(DataError, match=r"line 1, field 'scoring_criteria.max_words'"):
+        load_records(path)
+
+
+def test_unknown_gold_id_is_rejected(tmp_path):
+    lines = _synthetic_lines()
+    record = json.loads(lines[0])
+    record["gold_memory_ids"] = ["gold_99"]
+    lines[0] = json.dumps(record)
+    path = _write_lines(tmp_path, lines)
+    with pytest.raises(DataError, match=r"field 'gold_memory_ids\[0\]': 'gold_99' is not in memory_bank"):
+        load_records(path)
+
+
+def test_duplicate_memory_id_is_rejected(tmp_path):
+    lines = _synthetic_lines()
+    record = json.loads(lines[0])
+    record["memory_bank"][1]["memory_id"] = "gold_00"
+    path = _write_lines(tmp_path, [json.dumps(record)])
+    with pytest.raises(DataError, match=r"line 1, field 'memory_bank\[1\].memory_id': duplicate"):
+        load_records(path)
+
+
+def test_duplicate_id_is_rejected(tmp_path):
+    lines = _synthetic_lines()
+    path = _write_lines(tmp_path, [lines[0], lines[0]])
+    with pytest.raises(DataError, match=r"line 2, field 'example_id': duplicate"):
+        load_records(path)
+
+
+def test_blank_lines_are_skipped(tmp_path):
+    path = _write_lines(tmp_path, ["", *_synthetic_lines(), ""])
+    assert len(load_records(path)) == 3
+
+
+def test_local_copy_with_wrong_checksum(tmp_path, monkeypatch):
+    target = tmp_path / data.CAUSAL_LOCOMO_PATH
+    target.parent.mkdir(parents=True)
+    target.write_text(SYNTHETIC.read_text())
+    monkeypatch.setenv(data.DATA_DIR_ENV, str(tmp_path))
+    with pytest.raises(DataError, match=rf"expected sha256 {data.CAUSAL_LOCOMO_SHA256}, found [0-9a-f]{{64}}"):
+        causal_locomo_path()
+
+
+def test_local_dir_without_the_file(tmp_path, monkeypatch):
+    monkeypatch.setenv(data.DATA_DIR_ENV, str(tmp_path))
+    with pytest.raises(DataError, match=r"CMI_DATA_DIR=.* has no causal-locomo/"):
+        causal_locomo_path()
+
+
+def test_no_data_and_no_network_says_which_variable(tmp_path, monkeypatch):
+    monkeypatch.delenv(data.DATA_DIR_ENV)
+    monkeypatch.setenv(data.CACHE_DIR_ENV, str(tmp_path))
+    monkeypatch.setattr(data, "CAUSAL_LOCOMO_URL", "http://127.0.0.1:9/causal.jsonl")
+    with pytest.raises(DataError, match="set CMI_DATA_DIR"):
+        causal_locomo_path()
+    assert not any(tmp_path.rglob("*.jsonl"))
+
+
+def test_download_is_verified_and_cached(tmp_path, monkeypatch):
+    monkeypatch.delenv(data.DATA_DIR_ENV)
+    monkeypatch.setenv(data.CACHE_DIR_ENV, str(tmp_path))
+    monkeypatch.setattr(data, "CAUSAL_LOCOMO_URL", RELEASE.as_uri())
+    path = causal_locomo_path()
+    assert path == tmp_path / data.CAUSAL_LOCOMO_PATH
+    assert data.sha256_of(path) == data.CAUSAL_LOCOMO_SHA256
+    monkeypatch.setattr(data, "CAUSAL_LOCOMO_URL", "http://127.0.0.1:9/gone.jsonl")
+    assert causal_locomo_path() == path  # served from the cache, no network
+
+
+def test_download_with_wrong_checksum_leaves_nothing(tmp_path, monkeypatch):
+    monkeypatch.delenv(data.DATA_DIR_ENV)
+    monkeypatch.setenv(data.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    wrong = tmp_path / "wrong.jsonl"
+    shutil.copy(SYNTHETIC, wrong)
+    monkeypatch.setattr(data, "CAUSAL_LOCOMO_URL", wrong.as_uri())
+    with pytest.raises(DataError, match="Checksum mismatch"):
+        causal_locomo_path()
+    assert not any(p.is_file() for p in (tmp_path / "cache").rglob("*"))

@@ -1,0 +1,44 @@
+"""Records become Inspect samples carrying what solvers and scorers need."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import SYNTHETIC
+
+from cmi_inspect.dataset import CausalLocomoMetadata, causal_locomo_dataset
+
+
+def test_sample_fields():
+    dataset = causal_locomo_dataset(data_file=SYNTHETIC)
+    sample = dataset[0]
+    assert sample.id == "syn_0000"
+    assert sample.input == "When did Priya adopt the greyhound Comet?"
+    assert sample.target == ["3 March 2022", "March 3, 2022", "2022-03-03"]
+    meta = CausalLocomoMetadata.model_validate(sample.metadata)
+    assert meta.protocol == "paper"
+    assert meta.task_family == "temporal_memory_qa"
+    assert meta.gold_memory_ids == ["gold_00"]
+    assert meta.harmful_memory_ids == ["harm_00"]
+    assert [m["memory_id"] for m in meta.memory_bank] == ["gold_00", "irr_00", "irr_01", "harm_00"]
+    assert len(meta.past_sessions) == 3
+    assert meta.scoring_criteria["must_not_include"] == ["9 March 2022"]
+
+
+def test_release_loads_with_stable_ids():
+    dataset = causal_locomo_dataset()
+    assert len(dataset) == 87
+    assert dataset[0].id == "conv-26_qa_0000"
+    assert len({s.id for s in dataset}) == 87
+
+
+def test_family_filter_and_protocol():
+    dataset = causal_locomo_dataset("blind", ["factual_memory_qa", "inferential_memory_qa"])
+    assert len(dataset) == 16
+    assert {s.metadata["protocol"] for s in dataset} == {"blind"}
+
+
+def test_bad_parameters():
+    with pytest.raises(ValueError, match="protocol must be one of"):
+        causal_locomo_dataset("open")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="Unknown task families"):
+        causal_locomo_dataset(task_families=["trivia"])

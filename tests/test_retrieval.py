@@ -1,0 +1,52 @@
+"""Embedders and similarity scores."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from cmi_inspect.retrieval import HashingEmbedder, bow_cosine, jaccard, make_embedder, min_max, top_k
+
+
+def test_hashing_cosine_ranks_the_related_text_first():
+    emb = HashingEmbedder()
+    sims = asyncio.run(emb.cosine("When did Priya adopt the greyhound?",
+                                  ["Marco likes hiking.", "Priya adopted a greyhound in March."]))
+    assert sims[1] > sims[0]
+    assert -1.0 <= sims.min() and sims.max() <= 1.0 + 1e-9
+    assert asyncio.run(emb.cosine("same text", ["same text"]))[0] == pytest.approx(1.0)
+
+
+def test_each_text_is_embedded_once(monkeypatch):
+    emb = HashingEmbedder()
+    seen: list[str] = []
+    original = emb._embed
+
+    async def counting(texts):
+        seen.extend(texts)
+        return await original(texts)
+
+    monkeypatch.setattr(emb, "_embed", counting)
+    asyncio.run(emb.cosine("q", ["a", "b", "a"]))
+    asyncio.run(emb.cosine("q", ["b", "c"]))
+    assert sorted(seen) == ["a", "b", "c", "q"]
+
+
+def test_unknown_embedder():
+    with pytest.raises(ValueError, match="Unknown embedder"):
+        make_embedder("word2vec")
+
+
+def test_token_scores():
+    assert jaccard("Priya's dog", "priya's DOG") == 1.0
+    assert jaccard("a b", "c d") == 0.0
+    assert bow_cosine("a a b", "a a b") == pytest.approx(1.0)
+    assert bow_cosine("", "a") == 0.0
+
+
+def test_min_max_and_ties():
+    assert min_max([1, 3, 2]) == [0.0, 1.0, 0.5]
+    assert min_max([4, 4]) == [0.0, 0.0]
+    assert top_k(["a", "b", "c", "d"], [1.0, 2.0, 2.0, 0.5], 3) == [("b", 2.0), ("c", 2.0), ("a", 1.0)]
+    assert top_k(["a"], [1.0], 5) == [("a", 1.0)]

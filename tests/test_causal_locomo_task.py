@@ -1,0 +1,93 @@
+"""End to end: the exact ``inspect eval tasks/causal_locomo.py --solver NAME`` commands users type,
+on the embedded local model (no --model: the repo's .env selects it), read back from the log."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+from inspect_ai.log import EvalLog, read_eval_log
+
+INSPECT = str(Path(sys.executable).parent / "inspect")
+
+
+def inspect_eval(tmp_path: Path, *args: str) -> EvalLog:
+    env = {k: v for k, v in os.environ.items() if k not in ("INSPECT_EVAL_MODEL", "INSPECT_LOG_DIR")}
+    before = set(tmp_path.glob("*.eval"))
+    subprocess.run(
+        [INSPECT, "eval", "tasks/causal_locomo.py", "--log-dir", str(tmp_path), "--display", "none", *args],
+        cwd=REPO, env=env, check=True, capture_output=True, text=True,
+    )
+    [path] = set(tmp_path.glob("*.eval")) - before
+    log = read_eval_log(str(path))
+    assert log.status == "success", log.error
+    return log
+
+
+def selections(log: EvalLog) -> dict[str, list[str]]:
+    return {str(s.id): s.scores["memory_selection"].metadata["selected"] for s in log.samples}  # type: ignore
+
+
+def test_no_memory_on_the_default_local_model(tmp_path):
+    log = inspect_eval(tmp_path, "--solver", "no_memory", "--limit", "2")
+    assert log.eval.model == "gguf/smollm2"
+    assert log.eval.solver == "no_memory"
+    assert [s.id for s in log.samples] == ["conv-26_qa_0000", "conv-30_qa_0000"]  # type: ignore[union-attr]
+    for sample in log.samples:  # type: ignore[union-attr]
+        assert sample.output.completion
+        assert sample.scores["memory_selection"].value["n_selected"] == 0
+        assert 0.0 <= sample.scores["task_score"].value["score"] <= 1.0
+        assert sample.model_usage["gguf/smollm2"].output_tokens > 0
+
+
+def test_full_history_records_the_whole_bank(tmp_path):
+    log = inspect_eval(tmp_path, "--solver", "full_history", "--limit", "2")
+    for sample in log.samples:  # type: ignore[union-attr]
+        bank = sample.metadata["memory_bank"]
+        assert sample.scores["memory_selection"].value["n_selected"] == len(bank)
+        assert sample.store["MemorySelection:details"]["sessions_kept"] >= 1
+        assert "Earlier conversations:" in sample.messages[0].text
+
+
+@pytest.mark.parametrize(("solver", "args", "expected"), [
+    ("summary_memory", [], "bank"),
+    ("vector_memory", [], 3),
+    ("vector_memory", ["-S", "top_k=2"], 2),
+    ("graph_memory", [], 3),
+    ("reflection_memory", ["-S", "top_k=1"], 1),
+])
+def test_bank_strategies(tmp_path, solver, args, expected):
+    log = inspect_eval(tmp_path, "--solver", solver, "--limit", "2", *args)
+    if args:
+        assert log.eval.solver_args == {"top_k": int(args[1].split("=")[1])}
+    for sample in log.samples:  # type: ignore[union-attr]
+        n = len(sample.metadata["memory_bank"]) if expected == "bank" else expected
+        assert sample.scores["memory_selection"].value["n_selected"] == n
+
+
+def test_cmi_is_deterministic_and_logs_its_candidates(tmp_path):
+    first = inspect_eval(tmp_path, "--solver", "cmi", "--limit", "2")
+    second = inspect_eval(tmp_path, "--solver", "cmi", "--limit", "2")
+    assert selections(first) == selections(second)
+    for sample in first.samples:  # type: ignore[union-attr]
+        details = sample.scores["memory_selection"].metadata["details"]
+        assert len(details["candidates"]) == 3
+        for c in details["candidates"]:
+            assert c["answer_with"] is not None and c["s_with"] is not None and c["reason"]
+        assert "| s_with | s_pert |" in sample.scores["memory_selection"].explanation
+
+
+@pytest.mark.parametrize("ablation", ["no_perturb", "utility_only", "stability_only", "oracle"])
+def test_cmi_ablations(tmp_path, ablation):
+    log = inspect_eval(tmp_path, "--solver", "cmi", "-S", f"ablation={ablation}", "--limit", "1")
+    [sample] = log.samples  # type: ignore[misc]
+    details = sample.scores["memory_selection"].metadata["details"]
+    assert details["config"]["ablation"] == ablation
+    if ablation == "oracle":
+        gold = set(sample.metadata["gold_memory_ids"])
+        chosen = {c["key"] for c in details["candidates"] if c["selected"]}
+        assert chosen == gold & {c["key"] for c in details["candidates"]}

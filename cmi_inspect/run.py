@@ -1,0 +1,79 @@
+"""Run every strategy on the same samples and model into one log directory.
+
+This is Inspect's ``eval_set``: one task per strategy, all written to
+``LOG_DIR``. Run the same command again after an interruption and finished
+tasks are kept while unfinished ones resume, reusing their completed samples.
+The task and solvers come from the repository's ``tasks/causal_locomo.py``,
+so the logs are the same as those of ``inspect eval ... --solver NAME``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+STRATEGIES = (
+    "no_memory",
+    "full_history",
+    "summary_memory",
+    "vector_memory",
+    "graph_memory",
+    "reflection_memory",
+    "cmi",
+)
+ABLATIONS = ("no_perturb", "utility_only", "stability_only", "oracle")
+
+
+def load_task_file(path: Path) -> ModuleType:
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"No task file at {path}; run from the repository root or pass --task-file."
+        )
+    spec = importlib.util.spec_from_file_location("causal_locomo_task", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_all(
+    log_dir: str,
+    task_file: Path = Path("tasks/causal_locomo.py"),
+    strategies: Sequence[str] = STRATEGIES,
+    ablations: bool = False,
+    model: str | None = None,
+    limit: int | None = None,
+    task_args: dict[str, Any] | None = None,
+    max_samples: int | None = None,
+) -> bool:
+    """Run the strategies (and CMI's ablations) with ``eval_set``; True when all succeeded."""
+    from inspect_ai import eval_set, task_with
+
+    module = load_task_file(task_file)
+    import solvers
+
+    unknown = sorted(set(strategies) - set(STRATEGIES))
+    if unknown:
+        raise ValueError(f"Unknown strategies {unknown}; choose from {STRATEGIES}")
+    plans = [getattr(solvers, name)() for name in strategies]
+    if ablations:
+        plans += [solvers.cmi(ablation=a) for a in ABLATIONS]
+    tasks = [task_with(module.causal_locomo(**(task_args or {})), solver=s) for s in plans]
+    # eval_set reads model=None as "no model": leave it out to use INSPECT_EVAL_MODEL
+    chosen = {"model": model} if model else {}
+    success, _ = eval_set(
+        tasks,
+        log_dir=log_dir,
+        **chosen,  # type: ignore[arg-type]
+        limit=limit,
+        max_samples=max_samples,
+        retry_attempts=2,
+        retry_on_error=1,
+        fail_on_error=0.1,
+    )
+    return success

@@ -29,8 +29,20 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--ablations", action="store_true", help="also run CMI's four ablations")
     run.add_argument("--task-file", type=Path, default=Path("tasks/causal_locomo.py"))
     run.add_argument("--max-samples", type=int, help="samples run concurrently per task")
-    run.add_argument("-T", dest="task_args", action="append", default=[], metavar="NAME=VALUE",
-                     help="task parameter, e.g. -T protocol=blind")
+    run.add_argument(
+        "--max-tasks",
+        type=int,
+        default=1,
+        help="strategies run concurrently (default 1, so each one's wall-clock is its own)",
+    )
+    run.add_argument(
+        "-T",
+        dest="task_args",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="task parameter, e.g. -T protocol=blind",
+    )
 
     report = commands.add_parser("report", help="tables and figures from a log directory")
     report.add_argument("log_dir")
@@ -55,11 +67,17 @@ def main(argv: list[str] | None = None) -> int:
             limit=args.limit,
             task_args=_task_args(args.task_args),
             max_samples=args.max_samples,
+            max_tasks=args.max_tasks,
         )
         return 0 if ok else 1
+    from cmi_inspect.data import DataError
     from cmi_inspect.report import build_report
 
-    print(build_report(args.log_dir, out=args.out, data_file=args.data_file))
+    try:
+        print(build_report(args.log_dir, out=args.out, data_file=args.data_file))
+    except DataError as ex:
+        print(f"cmi-inspect report: {ex}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -5,6 +5,9 @@ This is Inspect's ``eval_set``: one task per strategy, all written to
 tasks are kept while unfinished ones resume, reusing their completed samples.
 The task and solvers come from the repository's ``tasks/causal_locomo.py``,
 so the logs are the same as those of ``inspect eval ... --solver NAME``.
+Tasks run one at a time by default, so that each strategy's wall-clock is its
+own (a local model serialises every call anyway); raise ``max_tasks`` for a
+remote API.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ def run_all(
     limit: int | None = None,
     task_args: dict[str, Any] | None = None,
     max_samples: int | None = None,
+    max_tasks: int = 1,
 ) -> bool:
     """Run the strategies (and CMI's ablations) with ``eval_set``; True when all succeeded."""
     from inspect_ai import eval_set, task_with
@@ -72,6 +76,7 @@ def run_all(
         **chosen,  # type: ignore[arg-type]
         limit=limit,
         max_samples=max_samples,
+        max_tasks=max_tasks,
         retry_attempts=2,
         retry_on_error=1,
         fail_on_error=0.1,

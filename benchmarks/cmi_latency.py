@@ -1,0 +1,104 @@
+"""Benchmark: CMI's cost and latency against vector memory, on the same samples.
+
+For each model (the embedded local model, and a fixed-latency model that
+answers after a set delay, which measures orchestration rather than CPU),
+runs vector_memory, cmi and cmi with lazy_perturb on the first N examples,
+one sample at a time, and prints per strategy: model calls, input and output
+tokens, and wall-clock per sample, with the CMI / vector ratios.
+
+    python benchmarks/cmi_latency.py --limit 20 --delay 0.5
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from cmi_inspect.report import model_calls, token_usage  # noqa: E402
+from solvers import cmi, vector_memory  # noqa: E402
+from tasks.causal_locomo import causal_locomo  # noqa: E402
+
+PLANS = {
+    "vector_memory": lambda: vector_memory(),
+    "cmi": lambda: cmi(),
+    "cmi (lazy_perturb)": lambda: cmi(lazy_perturb=True),
+}
+
+
+def measure(log: EvalLog) -> dict[str, float]:
+    samples = log.samples or []
+    assert log.status == "success" and samples, log.error
+    usage = [token_usage(s) for s in samples]
+    return {
+        "calls": statistics.mean(model_calls(s) for s in samples),
+        "input_tokens": statistics.mean(u[0] for u in usage),
+        "output_tokens": statistics.mean(u[1] for u in usage),
+        "seconds": statistics.mean(s.total_time or 0.0 for s in samples),
+    }
+
+
+def bench(model: str, limit: int, log_dir: str) -> dict[str, dict[str, float]]:
+    results = {}
+    for name, plan in PLANS.items():
+        [log] = inspect_eval(
+            causal_locomo(),
+            solver=plan(),
+            model=model,
+            limit=limit,
+            max_samples=1,
+            log_dir=log_dir,
+            display="none",
+        )
+        results[name] = measure(log)
+    return results
+
+
+def print_table(model: str, results: dict[str, dict[str, float]]) -> None:
+    base = results["vector_memory"]
+    print(f"\n{model}")
+    print(
+        "| strategy | calls / sample | input tok / sample | output tok / sample | s / sample "
+        "| calls ratio | wall-clock ratio |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for name, r in results.items():
+        print(
+            f"| {name} | {r['calls']:.2f} | {r['input_tokens']:.0f} | {r['output_tokens']:.0f} "
+            f"| {r['seconds']:.3f} | {r['calls'] / base['calls']:.2f} "
+            f"| {r['seconds'] / base['seconds']:.2f} |"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--limit", type=int, default=20, help="examples (the first N of the release)"
+    )
+    parser.add_argument(
+        "--delay", type=float, default=0.5, help="seconds per call of the fixed-latency model"
+    )
+    parser.add_argument(
+        "--models",
+        default="gguf/smollm2,fixed_latency",
+        help="comma-separated; fixed_latency takes --delay",
+    )
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as log_dir:
+        for model in args.models.split(","):
+            name = f"fixed_latency/{args.delay}" if model == "fixed_latency" else model
+            print_table(name, bench(name, args.limit, log_dir))
+
+
+if __name__ == "__main__":
+    main()

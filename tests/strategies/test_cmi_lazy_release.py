@@ -1,0 +1,60 @@
+"""lazy_perturb changes cost, not selections: all 87 examples, the real local model.
+
+The eager run answers every intervention with SmolLM2 and records each answer
+by prompt; the lazy run is served from that record, so a prompt it needed
+that the eager run never sent would fail the test. One CMI pass in all.
+"""
+
+from __future__ import annotations
+
+from conftest import memory_task_for, mock_model
+from inspect_ai.model import GenerateConfig, Model, ModelOutput, get_model
+
+from cmi_inspect.retrieval import HashingEmbedder
+from cmi_inspect.scoring import deterministic_score
+from cmi_inspect.strategies.cmi import CMI, CMIConfig
+
+MAX_TOKENS = 48
+
+
+class Recording:
+    """Wraps a model and keeps each answer by prompt."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.answers: dict[str, str] = {}
+
+    async def generate(self, prompt: str) -> ModelOutput:
+        output = await self.model.generate(prompt)
+        self.answers[prompt] = output.completion
+        return output
+
+
+def scorer(record):
+    criteria = record.scoring_criteria.model_dump()
+
+    async def score(answer: str) -> float:
+        return deterministic_score(answer, criteria)
+
+    return score
+
+
+async def test_lazy_perturb_selects_the_same_on_the_release(real_records):
+    local = Recording(get_model("gguf/smollm2", config=GenerateConfig(max_tokens=MAX_TOKENS)))
+    embedder = HashingEmbedder()
+    eager_calls = lazy_calls = 0
+    for record in real_records:
+        task = memory_task_for(record, model=local, score_answer=scorer(record))  # type: ignore[arg-type]
+        eager = await CMI(embedder, CMIConfig()).select(task)
+        replay_prompts: list[str] = []
+        replay = mock_model(lambda p: local.answers[p], replay_prompts)
+        task = memory_task_for(record, model=replay, score_answer=scorer(record))
+        lazy = await CMI(embedder, CMIConfig(lazy_perturb=True)).select(task)
+        assert [p.key for p in lazy.picks] == [p.key for p in eager.picks], record.example_id
+        assert [c["reason"] for c in lazy.details["candidates"]] == [
+            c["reason"] + ("; perturbed call skipped" if c["reason"].startswith("utility") else "")
+            for c in eager.details["candidates"]
+        ]
+        eager_calls += eager.details["model_calls"]
+        lazy_calls += len(replay_prompts)
+    assert lazy_calls < eager_calls

@@ -1,0 +1,99 @@
+"""The report over small mockllm logs, checked against values computed by hand."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import SYNTHETIC, mock_model
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
+from inspect_ai.dataset import Sample
+from inspect_ai.solver import generate
+from PIL import Image
+
+from cmi_inspect.report import build_report, collect
+from solvers import cmi, graph_memory, no_memory
+from tasks.causal_locomo import causal_locomo
+
+
+def answer_3_march(prompt: str) -> str:
+    return "3 March 2022" if "Comet on 3 March 2022" in prompt and "not true" not in prompt else "I do not know."
+
+
+@pytest.fixture(scope="module")
+def log_dir(tmp_path_factory):
+    path = tmp_path_factory.mktemp("logs")
+
+    def run(solver, respond, task=None, **task_args):
+        inspect_eval(task or causal_locomo(data_file=str(SYNTHETIC), **task_args), solver=solver,
+                     model=mock_model(respond), display="none", log_dir=str(path))
+
+    run(no_memory(), lambda p: "superseded")  # an older no_memory log
+    run(no_memory(), lambda p: "I do not know.")
+    run(graph_memory(top_k=1), lambda p: "3 March 2022")
+    run(cmi(k=4), answer_3_march)
+    run(cmi(), lambda p: "x", protocol="blind")  # refuses: status error
+    run(generate(), lambda p: "x", task=Task(dataset=[Sample(input="hi")], name="other_task"))
+    return path
+
+
+def by_strategy(log_dir):
+    rows, notes = collect(str(log_dir))
+    return {r.strategy: r for r in rows}, notes
+
+
+def test_rows_match_hand_computed_values(log_dir):
+    rows, _ = by_strategy(log_dir)
+    assert list(rows) == ["cmi", "graph_memory", "no_memory"]
+    # "I do not know.": 3/5, 3/5 and 2/4 deterministic, judge 0 -> 0.42, 0.42, 0.35
+    none = rows["no_memory"]
+    assert none.metrics["score"].mean == pytest.approx((0.42 + 0.42 + 0.35) / 3)
+    assert none.metrics["success"].mean == 0.0
+    assert (none.metrics["useful_f1"].mean, none.metrics["bad_rejection"].mean) == (0.0, 1.0)
+    assert none.calls == 1.0 and none.samples == 3
+    assert none.by_family == {"factual_memory_qa": pytest.approx(0.35),
+                              "multi_evidence_memory_qa": pytest.approx(0.42),
+                              "temporal_memory_qa": pytest.approx(0.42)}
+    # graph top-1 picks a gold memory in each example; syn_0001 has two gold -> F1 2/3
+    graph = rows["graph_memory"]
+    assert graph.metrics["useful_f1"].mean == pytest.approx((1 + 2 / 3 + 1) / 3)
+    assert graph.metrics["n_selected"].mean == 1.0
+    assert graph.metrics["poison_adoption"].mean == 0.0
+    assert graph.metrics["score"].mean == pytest.approx((1.0 + 0.42 + 0.35) / 3)
+    assert graph.metrics["success"].mean == pytest.approx(1 / 3)
+    # success (1, 0, 0): sample variance 1/3, standard error sqrt(1/3 / 3) = 1/3
+    assert graph.metrics["success"].stderr == pytest.approx(1 / 3)
+    # CMI, every memory a candidate: 1 + 2 x bank calls (final answers reused): 9, 7, 5
+    assert rows["cmi"].calls == 7.0
+    assert rows["cmi"].metrics["score"].mean == pytest.approx((1.0 + 0.42 + 0.35) / 3)
+    assert rows["cmi"].metrics["useful_f1"].mean == pytest.approx(1 / 3)  # syn_0000 only
+
+
+def test_skipped_logs_are_noted(log_dir):
+    _, notes = by_strategy(log_dir)
+    assert any("status 'error'; skipped" in n for n in notes)
+    assert any("task 'other_task' is not causal_locomo" in n for n in notes)
+    assert sum("superseded" in n for n in notes) == 1
+
+
+def test_markdown_json_and_figures(log_dir, tmp_path):
+    markdown = build_report(str(log_dir), out=tmp_path, data_file=str(SYNTHETIC))
+    for title in ("Table 1", "Table 2", "Table 3", "Skipped logs"):
+        assert f"## {title}" in markdown
+    assert "| ↳ paper (GPT-4.1, judge GPT-5) | gpt-4.1 | paper | 87 | 0.846 |" in markdown
+    report = json.loads((tmp_path / "report.json").read_text())
+    rows = {r["strategy"]: r for r in report["table1"]}
+    assert rows["no_memory"]["metrics"]["score"]["mean"] == pytest.approx(0.396667, abs=1e-6)
+    assert rows["graph_memory"]["metrics"]["useful_f1"]["mean"] == pytest.approx(0.888889, abs=1e-6)
+    # Table 3: the gold memory of syn_0000 has utility +0.4 and stability +0.4; all else 0
+    table3 = {r["label"]: r for r in report["table3"]}
+    assert table3["useful"]["candidates"] == 4
+    assert table3["useful"]["utility"] == pytest.approx(0.1)
+    assert table3["useful"]["stability"] == pytest.approx(0.1)
+    assert (table3["irrelevant"]["candidates"], table3["irrelevant"]["utility"]) == (4, 0.0)
+    assert (table3["harmful"]["candidates"], table3["harmful"]["utility"]) == (1, 0.0)
+    for png in ("accuracy_robustness.png", "utility_by_label.png"):
+        with Image.open(tmp_path / png) as image:
+            image.verify()
+            assert image.format == "PNG" and image.size[0] > 300

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import datetime
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 

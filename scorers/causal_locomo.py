@@ -134,11 +134,15 @@ def _cmi_table(details: dict[str, Any], ids: dict[str, str], labels: dict[str, s
     def fmt(v: float | None) -> str:
         return "-" if v is None else f"{v:+.3f}"
 
+    def pert(c: dict[str, Any]) -> str:
+        skipped = c.get("perturbed_skipped")
+        return f"{fmt(c['s_pert'])} ({skipped})" if skipped else fmt(c["s_pert"])
+
     for c in details["candidates"]:
         memory_id = ids.get(c["key"], c["key"])
         lines.append(
             f"| {c['rank']} | {memory_id} | {labels.get(memory_id, '?')} | {fmt(c['s_with'])} "
-            f"| {fmt(c['s_pert'])} | {fmt(c['utility'])} | {fmt(c['stability'])} | {c['reason']} |"
+            f"| {pert(c)} | {fmt(c['utility'])} | {fmt(c['stability'])} | {c['reason']} |"
         )
     return "\n".join(lines)
 

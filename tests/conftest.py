@@ -25,6 +25,7 @@ os.environ["INSPECT_CACHE_DIR"] = str(_TMP / "inspect-cache")
 os.environ["INSPECT_LOG_DIR"] = str(_TMP / "logs")
 os.environ["CMI_CACHE_DIR"] = str(_TMP / "cmi-cache")
 os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["MPLCONFIGDIR"] = str(_TMP / "matplotlib")
 os.environ.setdefault("CMI_DATA_DIR", str(SHARED_DATA))
 
 import pytest  # noqa: E402

@@ -62,6 +62,8 @@ class Candidate:
     s_pert: float | None = None
     utility: float | None = None
     stability: float | None = None
+    perturbed_skipped: str | None = None
+    """Why no perturbed answer was asked for, when none was."""
     selected: bool = False
     reason: str = ""
 
@@ -145,6 +147,13 @@ class CMI:
                 for c in candidates:
                     c.s_pert = s_no
                     c.stability = c.utility
+                    c.perturbed_skipped = "no_perturb ablation: s_pert = s_no"
+            else:
+                for c in candidates:
+                    c.perturbed_skipped = "utility_only ablation"
+        else:
+            for c in candidates:
+                c.perturbed_skipped = "oracle ablation: no intervention"
 
         kept = self._decide(candidates, memories)
         prompt = memory_prompt(task.request, [memories[c.key].line() for c in kept])
@@ -168,12 +177,13 @@ class CMI:
         self, candidates: list[Candidate], pert_prompt: dict[str, str], answers: _Answers
     ) -> None:
         cfg = self.config
-        needed = [
-            c for c in candidates if not (cfg.lazy_perturb and (c.utility or 0.0) <= cfg.tau_u)
-        ]
-        await answers.run(
-            [pert_prompt[c.key] for c in needed if pert_prompt[c.key] not in answers.outputs]
-        )
+        needed = []
+        for c in candidates:
+            if cfg.lazy_perturb and (c.utility or 0.0) <= cfg.tau_u:
+                c.perturbed_skipped = "lazy_perturb: utility already rules it out"
+            else:
+                needed.append(c)
+        await answers.run([pert_prompt[c.key] for c in needed])
         for c in needed:
             c.answer_perturbed = answers.text(pert_prompt[c.key])
             c.s_pert = answers.scores[pert_prompt[c.key]]
@@ -203,8 +213,7 @@ class CMI:
             return None if memory.label == "useful" else f"oracle: labelled {memory.label}"
         assert c.utility is not None
         if cfg.ablation != "stability_only" and c.utility <= cfg.tau_u:
-            suffix = "; perturbed call skipped" if c.stability is None and cfg.lazy_perturb else ""
-            return f"utility {c.utility:+.3f} <= tau_u {cfg.tau_u}{suffix}"
+            return f"utility {c.utility:+.3f} <= tau_u {cfg.tau_u}"
         if cfg.ablation != "utility_only":
             assert c.stability is not None
             if c.stability < cfg.tau_s:

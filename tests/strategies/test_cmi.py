@@ -113,6 +113,7 @@ async def test_utility_only(synthetic_records):
     sel = await run(synthetic_records[0], prompts=prompts, ablation="utility_only")
     assert [p.key for p in sel.picks] == ["gold_00"]
     assert by_key(sel)["gold_00"]["stability"] is None and len(prompts) == 5
+    assert by_key(sel)["gold_00"]["perturbed_skipped"] == "utility_only ablation"
 
 
 async def test_stability_only_keeps_memories_whose_perturbation_does_not_help(synthetic_records):
@@ -146,6 +147,8 @@ async def test_lazy_perturb_skips_calls_but_not_selections(synthetic_records):
         lazy = await run(record, prompts=lazy_prompts, lazy_perturb=True)
         assert eager.picks == lazy.picks
         assert set(lazy_prompts) <= set(eager_prompts)
+        for c in lazy.details["candidates"]:
+            assert (c["perturbed_skipped"] is not None) == (c["utility"] <= 0)
     assert len(lazy_prompts) < len(eager_prompts)
 
 

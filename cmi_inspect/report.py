@@ -34,6 +34,8 @@ STRATEGY_ORDER = (
     "full_history",
     "no_memory",
 )
+PAPER_CELLS = [f"↳ {reference.PAPER_LABEL}", "gpt-4.1", "paper"]
+"""Strategy, model and protocol cells of a row of the paper's figures."""
 TABLE1_METRICS = ("score", "success", "useful_f1", "bad_rejection", "poison_adoption", "n_selected")
 
 
@@ -244,9 +246,7 @@ def table1(rows: list[Row]) -> str:
         if paper:
             body.append(
                 [
-                    f"↳ {reference.PAPER_LABEL}",
-                    "gpt-4.1",
-                    "paper",
+                    *PAPER_CELLS,
                     "87",
                     *(_fmt(paper[k]) for k in TABLE1_METRICS),
                     "",
@@ -274,14 +274,7 @@ def table2(rows: list[Row]) -> str:
         )
         paper = reference.TABLE2.get(r.strategy)
         if paper:
-            body.append(
-                [
-                    f"↳ {reference.PAPER_LABEL}",
-                    "gpt-4.1",
-                    "paper",
-                    *(_fmt(paper.get(f, math.nan)) for f in families),
-                ]
-            )
+            body.append([*PAPER_CELLS, *(_fmt(paper.get(f, math.nan)) for f in families)])
     return _table(
         ["strategy", "model", "protocol", *(f.removesuffix("_memory_qa") for f in families)], body
     )
@@ -325,9 +318,7 @@ def table3(rows3: list[dict[str, Any]]) -> str:
     for label, ref in reference.TABLE3.items():
         body.append(
             [
-                f"↳ {reference.PAPER_LABEL}",
-                "gpt-4.1",
-                "paper",
+                *PAPER_CELLS,
                 label,
                 "",
                 f"{ref['utility']:+.3f}",
@@ -340,12 +331,18 @@ def table3(rows3: list[dict[str, Any]]) -> str:
     )
 
 
-def plot_accuracy_robustness(rows: list[Row], path: Path) -> None:
+def _pyplot() -> Any:
+    """matplotlib's pyplot on a file-only backend (no display needed)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def plot_accuracy_robustness(rows: list[Row], path: Path) -> None:
+    plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 5))
     for r in rows:
         x, y = r.metrics["poison_adoption"].mean, r.metrics["score"].mean
@@ -378,11 +375,7 @@ def plot_accuracy_robustness(rows: list[Row], path: Path) -> None:
 
 
 def plot_utility(rows: list[Row], labels: dict[tuple[str, str], str], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     cmi_rows = [r for r in rows if r.candidates]
     fig, axes = plt.subplots(
         1, max(len(cmi_rows), 1), figsize=(5 * max(len(cmi_rows), 1), 4), squeeze=False

@@ -17,18 +17,8 @@ from solvers.memory import (
     vector_memory,
 )
 
-STRATEGIES = (
-    "no_memory",
-    "full_history",
-    "summary_memory",
-    "vector_memory",
-    "graph_memory",
-    "reflection_memory",
-    "cmi",
-)
 
 __all__ = [
-    "STRATEGIES",
     "cmi",
     "full_history",
     "graph_memory",

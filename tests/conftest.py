@@ -83,3 +83,15 @@ def memory_task_for(record, protocol: str = "paper", model: Model | None = None,
         model=model or mock_model(lambda p: "I do not know."),
         score_answer=score_answer,
     )
+
+
+def gold_scorer(record):
+    """The paper's intervention scorer for one record: the deterministic score."""
+    from cmi_inspect.scoring import deterministic_score
+
+    criteria = record.scoring_criteria.model_dump()
+
+    async def score(answer: str) -> float:
+        return deterministic_score(answer, criteria)
+
+    return score

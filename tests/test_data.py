@@ -44,52 +44,29 @@ def test_invalid_json_names_file_and_line(tmp_path):
         load_records(path)
 
 
-def test_missing_field_names_the_field(tmp_path):
+def _edited(tmp_path: Path, line: int, edit) -> Path:
+    """The synthetic file with record number ``line`` (0-based) changed by ``edit``."""
     lines = _synthetic_lines()
-    record = json.loads(lines[2])
-    del record["current_task"]["instruction"]
-    lines[2] = json.dumps(record)
-    path = _write_lines(tmp_path, lines)
-    with pytest.raises(DataError, match=r"line 3, field 'current_task.instruction': Field required"):
-        load_records(path)
+    record = json.loads(lines[line])
+    edit(record)
+    lines[line] = json.dumps(record)
+    return _write_lines(tmp_path, lines)
 
 
-def test_bad_label_names_the_nested_field(tmp_path):
-    lines = _synthetic_lines()
-    record = json.loads(lines[0])
-    record["memory_bank"][2]["label"] = "helpful"
-    lines[0] = json.dumps(record)
-    path = _write_lines(tmp_path, lines)
-    with pytest.raises(DataError, match=r"line 1, field 'memory_bank\[2\].label'"):
-        load_records(path)
-
-
-def test_wrong_type_names_the_field(tmp_path):
-    lines = _synthetic_lines()
-    record = json.loads(lines[0])
-    record["scoring_criteria"]["max_words"] = "sixty"
-    lines[0] = json.dumps(record)
-    path = _write_lines(tmp_path, lines)
-    with pytest.raises(DataError, match=r"line 1, field 'scoring_criteria.max_words'"):
-        load_records(path)
-
-
-def test_unknown_gold_id_is_rejected(tmp_path):
-    lines = _synthetic_lines()
-    record = json.loads(lines[0])
-    record["gold_memory_ids"] = ["gold_99"]
-    lines[0] = json.dumps(record)
-    path = _write_lines(tmp_path, lines)
-    with pytest.raises(DataError, match=r"field 'gold_memory_ids\[0\]': 'gold_99' is not in memory_bank"):
-        load_records(path)
-
-
-def test_duplicate_memory_id_is_rejected(tmp_path):
-    lines = _synthetic_lines()
-    record = json.loads(lines[0])
-    record["memory_bank"][1]["memory_id"] = "gold_00"
-    path = _write_lines(tmp_path, [json.dumps(record)])
-    with pytest.raises(DataError, match=r"line 1, field 'memory_bank\[1\].memory_id': duplicate"):
+@pytest.mark.parametrize(("line", "edit", "message"), [
+    (2, lambda r: r["current_task"].pop("instruction"),
+     r"line 3, field 'current_task.instruction': Field required"),
+    (0, lambda r: r["memory_bank"][2].update(label="helpful"), r"line 1, field 'memory_bank\[2\].label'"),
+    (0, lambda r: r["scoring_criteria"].update(max_words="sixty"),
+     r"line 1, field 'scoring_criteria.max_words'"),
+    (0, lambda r: r.update(gold_memory_ids=["gold_99"]),
+     r"line 1, field 'gold_memory_ids\[0\]': 'gold_99' is not in memory_bank"),
+    (1, lambda r: r["memory_bank"][1].update(memory_id="gold_00"),
+     r"line 2, field 'memory_bank\[1\].memory_id': duplicate"),
+], ids=["missing field", "bad label", "wrong type", "unknown gold id", "duplicate memory id"])
+def test_bad_field_names_file_line_and_field(tmp_path, line, edit, message):
+    path = _edited(tmp_path, line, edit)
+    with pytest.raises(DataError, match=rf"{path}, {message}"):
         load_records(path)
 
 

@@ -6,10 +6,9 @@ import asyncio
 import random
 
 import pytest
-from conftest import memory_task_for, mock_model
+from conftest import gold_scorer, memory_task_for, mock_model
 
 from cmi_inspect.retrieval import HashingEmbedder
-from cmi_inspect.scoring import deterministic_score
 from cmi_inspect.strategies.cmi import CMI, CMIConfig, proposal_scores
 
 PERTURBED = ("It is not true that", "may no longer hold")
@@ -30,18 +29,11 @@ def answers(gold_only: bool = True):
     return respond
 
 
-def scorer_for(record):
-    criteria = record.scoring_criteria.model_dump()
-
-    async def score(answer: str) -> float:
-        return deterministic_score(answer, criteria)
-
-    return score
 
 
 async def run(record, respond=None, prompts=None, **config):
     model = mock_model(respond or answers(), prompts)
-    task = memory_task_for(record, model=model, score_answer=scorer_for(record))
+    task = memory_task_for(record, model=model, score_answer=gold_scorer(record))
     return await CMI(HashingEmbedder(), CMIConfig(**{"k": 4, **config})).select(task)
 
 
@@ -134,7 +126,7 @@ async def test_oracle_selects_exactly_the_gold_candidates(synthetic_records):
 
 async def test_oracle_needs_labels(synthetic_records):
     model = mock_model(lambda p: "x")
-    task = memory_task_for(synthetic_records[0], "blind", model, scorer_for(synthetic_records[0]))
+    task = memory_task_for(synthetic_records[0], "blind", model, gold_scorer(synthetic_records[0]))
     with pytest.raises(ValueError, match="protocol=paper"):
         await CMI(HashingEmbedder(), CMIConfig(ablation="oracle")).select(task)
 

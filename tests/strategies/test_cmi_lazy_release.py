@@ -7,11 +7,10 @@ that the eager run never sent would fail the test. One CMI pass in all.
 
 from __future__ import annotations
 
-from conftest import memory_task_for, mock_model
+from conftest import gold_scorer, memory_task_for, mock_model
 from inspect_ai.model import GenerateConfig, Model, ModelOutput, get_model
 
 from cmi_inspect.retrieval import HashingEmbedder
-from cmi_inspect.scoring import deterministic_score
 from cmi_inspect.strategies.cmi import CMI, CMIConfig
 
 MAX_TOKENS = 48
@@ -30,13 +29,6 @@ class Recording:
         return output
 
 
-def scorer(record):
-    criteria = record.scoring_criteria.model_dump()
-
-    async def score(answer: str) -> float:
-        return deterministic_score(answer, criteria)
-
-    return score
 
 
 async def test_lazy_perturb_selects_the_same_on_the_release(real_records):
@@ -44,11 +36,11 @@ async def test_lazy_perturb_selects_the_same_on_the_release(real_records):
     embedder = HashingEmbedder()
     eager_calls = lazy_calls = 0
     for record in real_records:
-        task = memory_task_for(record, model=local, score_answer=scorer(record))  # type: ignore[arg-type]
+        task = memory_task_for(record, model=local, score_answer=gold_scorer(record))  # type: ignore[arg-type]
         eager = await CMI(embedder, CMIConfig()).select(task)
         replay_prompts: list[str] = []
         replay = mock_model(lambda p: local.answers[p], replay_prompts)
-        task = memory_task_for(record, model=replay, score_answer=scorer(record))
+        task = memory_task_for(record, model=replay, score_answer=gold_scorer(record))
         lazy = await CMI(embedder, CMIConfig(lazy_perturb=True)).select(task)
         assert [p.key for p in lazy.picks] == [p.key for p in eager.picks], record.example_id
         assert [c["reason"] for c in lazy.details["candidates"]] == [

@@ -17,7 +17,6 @@ from solvers.memory import (
     vector_memory,
 )
 
-
 __all__ = [
     "cmi",
     "full_history",

@@ -68,6 +68,7 @@ class _Engine:
             n_ctx=n_ctx,
             n_threads=n_threads or os.cpu_count() or 1,
             seed=0,
+            flash_attn=True,  # ~10% faster prompt processing on CPU
             verbose=False,
         )
         self.lock = threading.Lock()

@@ -342,31 +342,23 @@ def _pyplot() -> Any:
 
 
 def plot_accuracy_robustness(rows: list[Row], path: Path) -> None:
+    """Score vs poison adoption: ours as dots, the paper's as crosses in the same colour."""
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7, 5))
-    for r in rows:
+    fig, ax = plt.subplots(figsize=(8, 5))
+    colours = plt.get_cmap("tab10")
+    for i, r in enumerate(rows):
+        colour = colours(i % 10)
         x, y = r.metrics["poison_adoption"].mean, r.metrics["score"].mean
-        ax.scatter(x, y, marker="o")
-        ax.annotate(
-            f"{r.strategy} ({r.model})",
-            (x, y),
-            textcoords="offset points",
-            xytext=(4, 4),
-            fontsize=7,
+        ax.scatter(
+            x, y, marker="o", s=50, color=colour, label=f"{r.strategy} ({r.model}, {r.protocol})"
         )
-    for strategy, ref in reference.TABLE1.items():
-        ax.scatter(ref["poison_adoption"], ref["score"], marker="x", color="grey")
-        ax.annotate(
-            f"{strategy} (paper)",
-            (ref["poison_adoption"], ref["score"]),
-            textcoords="offset points",
-            xytext=(4, -10),
-            fontsize=7,
-            color="grey",
-        )
+        paper = reference.TABLE1.get(r.strategy)
+        if paper:
+            ax.scatter(paper["poison_adoption"], paper["score"], marker="x", s=50, color=colour)
     ax.set_xlabel("poison adoption (lower is better)")
     ax.set_ylabel("task score")
-    ax.set_title("Accuracy vs robustness (x: paper, GPT-4.1)")
+    ax.set_title("Accuracy vs robustness (dots: this run; crosses: paper, GPT-4.1)")
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
     ax.set_xlim(-0.05, 1.05)
     ax.set_ylim(0, 1)
     fig.tight_layout()

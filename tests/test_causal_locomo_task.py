@@ -91,3 +91,10 @@ def test_cmi_ablations(tmp_path, ablation):
         gold = set(sample.metadata["gold_memory_ids"])
         chosen = {c["key"] for c in details["candidates"] if c["selected"]}
         assert chosen == gold & {c["key"] for c in details["candidates"]}
+
+
+def test_model_flag_swaps_the_response_model(tmp_path):
+    log = inspect_eval(tmp_path, "--solver", "vector_memory", "--model", "fixed_latency/0", "--limit", "1")
+    assert log.eval.model == "fixed_latency/0"
+    [sample] = log.samples  # type: ignore[misc]
+    assert list(sample.model_usage) == ["fixed_latency/0"]

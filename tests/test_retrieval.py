@@ -50,3 +50,24 @@ def test_min_max_and_ties():
     assert min_max([4, 4]) == [0.0, 0.0]
     assert top_k(["a", "b", "c", "d"], [1.0, 2.0, 2.0, 0.5], 3) == [("b", 2.0), ("c", 2.0), ("a", 1.0)]
     assert top_k(["a"], [1.0], 5) == [("a", 1.0)]
+
+
+def test_openai_embedder_batches_caches_and_normalises(monkeypatch):
+    from types import SimpleNamespace
+
+    from cmi_inspect.retrieval import OpenAIEmbedder
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    emb = OpenAIEmbedder()
+    requests: list[list[str]] = []
+
+    async def create(model, input):
+        requests.append(list(input))
+        vectors = {"q": [3.0, 4.0], "near": [6.0, 8.0], "far": [-4.0, 3.0]}
+        return SimpleNamespace(data=[SimpleNamespace(embedding=vectors[t]) for t in input])
+
+    monkeypatch.setattr(emb._client.embeddings, "create", create)
+    assert list(asyncio.run(emb.cosine("q", ["near", "far"]))) == pytest.approx([1.0, 0.0])
+    asyncio.run(emb.cosine("q", ["far"]))
+    assert requests == [["q", "near", "far"]]
+    assert emb.model == "text-embedding-3-large"

@@ -62,6 +62,7 @@ class _Engine:
 
     def __init__(self, path: Path, n_ctx: int, n_threads: int | None) -> None:
         from llama_cpp import Llama
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         self.llm = Llama(
             model_path=str(path),
@@ -72,18 +73,15 @@ class _Engine:
             verbose=False,
         )
         self.lock = threading.Lock()
-
-    def prompt_tokens(self, messages: list[dict[str, str]]) -> int:
-        """Tokens of the prompt after the model's own chat template."""
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-        metadata = self.llm.metadata
-        formatter = Jinja2ChatFormatter(
-            template=metadata["tokenizer.chat_template"],
+        self.template = Jinja2ChatFormatter(
+            template=self.llm.metadata["tokenizer.chat_template"],
             eos_token=self.llm.detokenize([self.llm.token_eos()]).decode(),
             bos_token=self.llm.detokenize([self.llm.token_bos()]).decode(),
         )
-        text = formatter(messages=messages).prompt  # type: ignore[arg-type]
+
+    def prompt_tokens(self, messages: list[dict[str, str]]) -> int:
+        """Tokens of the prompt after the model's own chat template."""
+        text = self.template(messages=messages).prompt  # type: ignore[arg-type]
         return len(self.llm.tokenize(text.encode(), add_bos=False, special=True))
 
     def chat(

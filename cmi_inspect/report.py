@@ -358,7 +358,8 @@ def plot_accuracy_robustness(rows: list[Row], path: Path) -> None:
     ax.set_xlabel("poison adoption (lower is better)")
     ax.set_ylabel("task score")
     ax.set_title("Accuracy vs robustness (dots: this run; crosses: paper, GPT-4.1)")
-    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    if rows:
+        ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
     ax.set_xlim(-0.05, 1.05)
     ax.set_ylim(0, 1)
     fig.tight_layout()

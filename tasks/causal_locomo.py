@@ -16,6 +16,8 @@ from inspect_ai.model import GenerateConfig
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cmi_inspect.dataset import causal_locomo_dataset  # noqa: E402
+from cmi_inspect.judge import JUDGE_PROMPT_VERSION  # noqa: E402
+from cmi_inspect.prompts import PROMPT_VERSION  # noqa: E402
 from scorers import memory_selection, task_score  # noqa: E402
 from solvers import no_memory  # noqa: E402
 
@@ -47,4 +49,5 @@ def causal_locomo(
         solver=no_memory(),
         scorer=[task_score(), memory_selection()],
         config=GenerateConfig(temperature=0.0, max_tokens=ANSWER_MAX_TOKENS),
+        metadata={"answer_prompt": PROMPT_VERSION, "judge_prompt": JUDGE_PROMPT_VERSION},
     )

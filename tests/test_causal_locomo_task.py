@@ -36,6 +36,7 @@ def test_no_memory_on_the_default_local_model(tmp_path):
     log = inspect_eval(tmp_path, "--solver", "no_memory", "--limit", "2")
     assert log.eval.model == "gguf/smollm2"
     assert log.eval.solver == "no_memory"
+    assert log.eval.metadata == {"answer_prompt": "answer-v1", "judge_prompt": "judge-v1"}
     assert [s.id for s in log.samples] == ["conv-26_qa_0000", "conv-30_qa_0000"]  # type: ignore[union-attr]
     for sample in log.samples:  # type: ignore[union-attr]
         assert sample.output.completion

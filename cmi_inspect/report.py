@@ -18,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 
 from cmi_inspect import reference
@@ -89,11 +90,7 @@ def token_usage(sample: Any) -> tuple[int, int]:
 
 def model_calls(sample: Any) -> int:
     """Calls the strategy made (the judge's are not counted)."""
-    return sum(
-        1
-        for e in sample.events
-        if type(e).__name__ == "ModelEvent" and getattr(e, "role", None) != "grader"
-    )
+    return sum(1 for e in sample.events if isinstance(e, ModelEvent) and e.role != "grader")
 
 
 def summarise(log: EvalLog, path: str) -> Row:

@@ -1,7 +1,8 @@
 """Answer from the raw past sessions; the whole bank counts as selected.
 
 When the sessions do not fit the response model's context window, the most
-recent sessions that fit are kept (the newest one cut from its start if even
+recent sessions that fit are kept (found by binary search, a few token counts
+per sample) (the newest one cut from its start if even
 it alone is too long) and the sample records the truncation.
 """
 
@@ -39,11 +40,17 @@ class FullHistory:
         picks = [Pick(m.key) for m in task.memories]
         budget = _window(task.model)
         texts = [s.content for s in task.sessions]
-        kept = len(texts)
-        prompt = history_prompt(task.request, "\n\n".join(texts))
-        while kept > 1 and not await _fits(task.model, prompt, budget):
-            kept -= 1
-            prompt = history_prompt(task.request, "\n\n".join(texts[-kept:]))
+
+        def recent(n: int) -> str:
+            return history_prompt(task.request, "\n\n".join(texts[len(texts) - n :]))
+
+        # fewer sessions never make a longer prompt: binary-search the most that fit
+        lo, hi = 1, len(texts)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if await _fits(task.model, recent(mid), budget) else (lo, mid - 1)
+        kept = hi
+        prompt = recent(kept)
         clipped_chars = 0
         newest = texts[-1] if texts else ""
         while newest and not await _fits(task.model, prompt, budget):

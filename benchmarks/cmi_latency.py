@@ -23,7 +23,7 @@ from inspect_ai.log import EvalLog
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from cmi_inspect.report import model_calls, token_usage  # noqa: E402
+from cmi_inspect.report.runs import model_calls, token_usage  # noqa: E402
 from solvers import cmi, vector_memory  # noqa: E402
 from tasks.causal_locomo import causal_locomo  # noqa: E402
 

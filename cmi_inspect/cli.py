@@ -47,17 +47,17 @@ def main(argv: list[str] | None = None) -> int:
     report = commands.add_parser("report", help="tables and figures from a log directory")
     report.add_argument("log_dir")
     report.add_argument("--out", type=Path, help="also write report.md, report.json and PNGs here")
-    report.add_argument("--data-file", help="dataset for labels, when not the pinned release")
 
     args = parser.parse_args(argv)
     if args.command == "run":
         from dotenv import load_dotenv
 
-        from cmi_inspect.run import STRATEGIES, run_all
+        from cmi_inspect.run import run_all
+        from cmi_inspect.strategies import STRATEGIES
 
         load_dotenv(Path.cwd() / ".env")  # the default model, as the inspect CLI reads it
 
-        strategies = args.strategies.split(",") if args.strategies else STRATEGIES
+        strategies = args.strategies.split(",") if args.strategies else tuple(STRATEGIES)
         ok = run_all(
             args.log_dir,
             task_file=args.task_file,
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     from cmi_inspect.report import build_report
 
     try:
-        print(build_report(args.log_dir, out=args.out, data_file=args.data_file))
+        print(build_report(args.log_dir, out=args.out))
     except DataError as ex:
         print(f"cmi-inspect report: {ex}", file=sys.stderr)
         return 2

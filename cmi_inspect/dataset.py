@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 from pydantic import BaseModel
@@ -13,61 +12,62 @@ from cmi_inspect.data import (
     TASK_FAMILIES,
     DataError,
     ExampleRecord,
+    MemoryRecord,
+    PastSession,
+    ScoringCriteria,
     causal_locomo_path,
     load_records,
 )
-from cmi_inspect.memory import PROTOCOLS, Protocol
+from cmi_inspect.view import PROTOCOLS, ProtocolName
 
 
 class CausalLocomoMetadata(BaseModel, frozen=True):
-    """Everything solvers and scorers need; solvers read it only through a protocol view."""
+    """A sample's typed record: solvers read it only through a protocol view, scorers whole."""
 
     example_id: str
-    protocol: Protocol
+    protocol: ProtocolName
     task_family: str
-    memory_bank: list[dict[str, Any]]
-    past_sessions: list[dict[str, Any]]
-    scoring_criteria: dict[str, Any]
+    memory_bank: list[MemoryRecord]
+    past_sessions: list[PastSession]
+    scoring_criteria: ScoringCriteria
     gold_behavior: str
     gold_memory_ids: list[str]
     bad_memory_ids: list[str]
-    harmful_memory_ids: list[str]
 
-    def record(self) -> dict[str, Any]:
-        """The fields of the raw dataset line that the selection metrics read."""
-        return {
-            "memory_bank": self.memory_bank,
-            "gold_memory_ids": self.gold_memory_ids,
-            "bad_memory_ids": self.bad_memory_ids,
-        }
+    @property
+    def labels(self) -> dict[str, str]:
+        """Memory id -> label."""
+        return {m.memory_id: m.label for m in self.memory_bank}
+
+    @property
+    def harmful_ids(self) -> set[str]:
+        return {m.memory_id for m in self.memory_bank if m.label == "harmful"}
 
 
-def record_to_sample(record: ExampleRecord, protocol: Protocol) -> Sample:
+def record_to_sample(record: ExampleRecord, protocol: ProtocolName) -> Sample:
     criteria = record.scoring_criteria
     target = list(dict.fromkeys([criteria.expected_answer, *criteria.answer_aliases]))
-    bank = [m.model_dump(mode="json") for m in record.memory_bank]
     metadata = CausalLocomoMetadata(
         example_id=record.example_id,
         protocol=protocol,
         task_family=record.task_family,
-        memory_bank=bank,
-        past_sessions=[s.model_dump(mode="json") for s in record.past_sessions],
-        scoring_criteria=criteria.model_dump(mode="json"),
+        memory_bank=record.memory_bank,
+        past_sessions=record.past_sessions,
+        scoring_criteria=criteria,
         gold_behavior=record.gold_behavior,
         gold_memory_ids=record.gold_memory_ids,
         bad_memory_ids=record.bad_memory_ids,
-        harmful_memory_ids=[m["memory_id"] for m in bank if m["label"] == "harmful"],
     )
     return Sample(
         id=record.example_id,
         input=record.current_task.instruction,
         target=target,
-        metadata=metadata.model_dump(),
+        metadata=metadata.model_dump(mode="json"),
     )
 
 
 def causal_locomo_dataset(
-    protocol: Protocol = "paper",
+    protocol: ProtocolName = "paper",
     task_families: Sequence[str] | None = None,
     data_file: str | Path | None = None,
 ) -> MemoryDataset:

@@ -12,7 +12,7 @@ from inspect_ai.solver import TaskState
 
 from cmi_inspect.dataset import CausalLocomoMetadata
 from cmi_inspect.scoring import deterministic_score
-from cmi_inspect.strategy import AnswerScorer, AnswerScorerFactory
+from cmi_inspect.strategies.base import AnswerScorer, AnswerScorerFactory
 
 
 class BlindProtocolError(RuntimeError):

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from inspect_ai.model import Model
 
-JUDGE_PROMPT_VERSION = "judge-v1"
+from cmi_inspect.data import ScoringCriteria
+from cmi_inspect.prompts import prompt_version
+
 FALLBACK_JUDGE = "alias-match (deterministic fallback, no grader role)"
 
 
@@ -30,14 +30,14 @@ class Verdict:
 
 
 def judge_prompt(
-    request: str, gold_behavior: str, criteria: Mapping[str, Any], response: str
+    request: str, gold_behavior: str, criteria: ScoringCriteria, response: str
 ) -> str:
     return (
         "You grade one answer of an assistant that had access to a memory of "
         "earlier conversations.\n\n"
         f"Task: {request}\n"
         f"What a good answer does: {gold_behavior}\n"
-        f"Scoring criteria (JSON): {json.dumps(dict(criteria), ensure_ascii=False)}\n\n"
+        f"Scoring criteria (JSON): {json.dumps(criteria.model_dump(mode='json'), ensure_ascii=False)}\n\n"
         f"Answer to grade:\n<<<\n{response}\n>>>\n\n"
         "Follow the judge_instructions in the criteria; an answer alias counts as "
         "the expected answer. Reply with one JSON object and nothing else, with "
@@ -62,12 +62,12 @@ def parse_verdict(raw: str, judge: str) -> Verdict:
     return Verdict(score, judge, raw)
 
 
-def alias_verdict(response: str, criteria: Mapping[str, Any]) -> Verdict:
+def alias_verdict(response: str, criteria: ScoringCriteria) -> Verdict:
     """1 if the response contains the expected answer or an alias and not the adversarial one."""
     text = response.lower()
-    answers = [criteria.get("expected_answer"), *(criteria.get("answer_aliases") or [])]
-    hit = next((a for a in answers if a and str(a).lower() in text), None)
-    adversarial = criteria.get("adversarial_answer")
+    answers = [criteria.expected_answer, *criteria.answer_aliases]
+    hit = next((a for a in answers if a and a.lower() in text), None)
+    adversarial = criteria.adversarial_answer
     adopted = bool(adversarial) and str(adversarial).lower() in text
     score = 1.0 if hit and not adopted else 0.0
     raw = f"matched {hit!r}" if hit else "no alias matched"
@@ -79,3 +79,9 @@ def alias_verdict(response: str, criteria: Mapping[str, Any]) -> Verdict:
 async def llm_verdict(grader: Model, prompt: str) -> Verdict:
     output = await grader.generate(prompt)
     return parse_verdict(output.completion, str(grader))
+
+
+JUDGE_PROMPT_VERSION = "judge-" + prompt_version(
+    judge_prompt("{request}", "{behaviour}", ScoringCriteria(expected_answer="{answer}"), "{reply}")
+)
+"""Changes with the judge prompt's text; logged as task metadata and in each score."""

@@ -7,22 +7,22 @@ do not know." without one, so memory strategies still change its answers.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import anyio
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ModelUsage
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from cmi_inspect.scoring import word_count
+from cmi_inspect.prompts import note_contents
+from cmi_inspect.text import word_count
 
-_NOTE = re.compile(r"^- \[[^\]]+\] (.*?)(?: \[scope: [^\]]*\])?(?: \[label: [^\]]*\])?$", re.M)
 _NO_CONFIG = GenerateConfig()
 
 
 def scripted_answer(prompt: str) -> str:
-    match = _NOTE.search(prompt)
-    return match.group(1) if match else "I do not know."
+    """The first memory note of the prompt, or a refusal when it has none."""
+    notes = note_contents(prompt)
+    return notes[0] if notes else "I do not know."
 
 
 class FixedLatencyModel(ModelAPI):

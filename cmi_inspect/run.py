@@ -19,16 +19,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-STRATEGIES = (
-    "no_memory",
-    "full_history",
-    "summary_memory",
-    "vector_memory",
-    "graph_memory",
-    "reflection_memory",
-    "cmi",
-)
-ABLATIONS = ("no_perturb", "utility_only", "stability_only", "oracle")
+from cmi_inspect.strategies import STRATEGIES
+from cmi_inspect.strategies.cmi import ABLATIONS
 
 
 def load_task_file(path: Path) -> ModuleType:
@@ -47,7 +39,7 @@ def load_task_file(path: Path) -> ModuleType:
 def run_all(
     log_dir: str,
     task_file: Path = Path("tasks/causal_locomo.py"),
-    strategies: Sequence[str] = STRATEGIES,
+    strategies: Sequence[str] = tuple(STRATEGIES),
     ablations: bool = False,
     model: str | None = None,
     limit: int | None = None,
@@ -57,16 +49,15 @@ def run_all(
 ) -> bool:
     """Run the strategies (and CMI's ablations) with ``eval_set``; True when all succeeded."""
     from inspect_ai import eval_set, task_with
-
-    module = load_task_file(task_file)
-    import solvers
+    from inspect_ai.util import registry_create
 
     unknown = sorted(set(strategies) - set(STRATEGIES))
     if unknown:
-        raise ValueError(f"Unknown strategies {unknown}; choose from {STRATEGIES}")
-    plans = [getattr(solvers, name)() for name in strategies]
+        raise ValueError(f"Unknown strategies {unknown}; choose from {tuple(STRATEGIES)}")
+    module = load_task_file(task_file)  # registers the solvers under their bare names
+    plans = [registry_create("solver", name) for name in strategies]
     if ablations:
-        plans += [solvers.cmi(ablation=a) for a in ABLATIONS]
+        plans += [registry_create("solver", "cmi", ablation=a) for a in ABLATIONS if a != "full"]
     tasks = [task_with(module.causal_locomo(**(task_args or {})), solver=s) for s in plans]
     # eval_set reads model=None as "no model": leave it out to use INSPECT_EVAL_MODEL
     chosen = {"model": model} if model else {}

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
 from inspect_ai.model import get_model, model_roles
 from inspect_ai.scorer import (
-    Metric,
-    SampleScore,
     Score,
     Scorer,
     Target,
+    grouped,
     mean,
-    metric,
     scorer,
     stderr,
 )
@@ -26,14 +23,15 @@ from cmi_inspect.judge import (
     judge_prompt,
     llm_verdict,
 )
-from cmi_inspect.memory import key_to_memory_id
 from cmi_inspect.scoring import (
     SUCCESS_THRESHOLD,
     deterministic_score,
+    hybrid_score,
     selection_metrics,
 )
-from cmi_inspect.scoring import task_score as hybrid_score
-from cmi_inspect.strategy import MemorySelection
+from cmi_inspect.strategies import STRATEGIES
+from cmi_inspect.strategies.base import MemorySelection
+from cmi_inspect.view import key_to_memory_id
 
 SELECTION_KEYS = (
     "recall",
@@ -45,31 +43,14 @@ SELECTION_KEYS = (
 )
 
 
-@metric
-def family_score() -> Metric:
-    """Mean task score per task family (the paper's Table 2)."""
-
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        groups: dict[str, list[float]] = defaultdict(list)
-        for s in scores:
-            family = (s.sample_metadata or {}).get("task_family", "unknown")
-            value = s.score.value
-            assert isinstance(value, dict)
-            groups[family].append(float(value["score"]))
-        return {family: sum(v) / len(v) for family, v in sorted(groups.items())}
-
-    return compute
-
-
 @scorer(
     metrics=[
         {
-            "score": [mean(), stderr()],
+            "score": [mean(), stderr(), grouped(mean(), "task_family", all=False)],
             "deterministic": [mean()],
             "judge": [mean()],
             "success": [mean(), stderr()],
         },
-        family_score(),
     ]
 )
 def task_score() -> Scorer:
@@ -122,31 +103,6 @@ def _selection_table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def _cmi_table(details: dict[str, Any], ids: dict[str, str], labels: dict[str, str]) -> str:
-    lines = [
-        f"CMI: s_no = {details['s_no']:.3f}; {details['model_calls']} intervention calls; "
-        f"final answer reused: {details['final_answer_reused']}",
-        "",
-        "| # | memory | label | s_with | s_pert | utility | stability | decision |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
-    ]
-
-    def fmt(v: float | None) -> str:
-        return "-" if v is None else f"{v:+.3f}"
-
-    def pert(c: dict[str, Any]) -> str:
-        skipped = c.get("perturbed_skipped")
-        return f"{fmt(c['s_pert'])} ({skipped})" if skipped else fmt(c["s_pert"])
-
-    for c in details["candidates"]:
-        memory_id = ids.get(c["key"], c["key"])
-        lines.append(
-            f"| {c['rank']} | {memory_id} | {labels.get(memory_id, '?')} | {fmt(c['s_with'])} "
-            f"| {pert(c)} | {fmt(c['utility'])} | {fmt(c['stability'])} | {c['reason']} |"
-        )
-    return "\n".join(lines)
-
-
 @scorer(metrics=[{key: [mean(), stderr()] for key in SELECTION_KEYS}])
 def memory_selection() -> Scorer:
     """Recall, precision, useful F1, poison adoption, bad rejection and count of the selection.
@@ -159,20 +115,25 @@ def memory_selection() -> Scorer:
         meta = state.metadata_as(CausalLocomoMetadata)
         record = state.store_as(MemorySelection)
         ids = key_to_memory_id(meta.example_id, meta.memory_bank, meta.protocol)
-        labels = {m["memory_id"]: m["label"] for m in meta.memory_bank}
+        labels = meta.labels
         selected = [ids[k] for k in record.selected]
         rows = [
             {"rank": i + 1, "memory_id": m, "label": labels[m], "score": s}
             for i, (m, s) in enumerate(zip(selected, record.scores, strict=True))
         ]
         explanation = f"{record.strategy}: {len(selected)} selected\n\n{_selection_table(rows)}"
-        if record.strategy == "cmi":
-            explanation += "\n\n" + _cmi_table(record.details, ids, labels)
+        names = {key: f"{m} ({labels[m]})" for key, m in ids.items()}
+        details = STRATEGIES[record.strategy].explain(record.details, names)
+        if details:
+            explanation += "\n\n" + details
+        metrics = selection_metrics(
+            selected, meta.gold_memory_ids, meta.bad_memory_ids, meta.harmful_ids
+        )
         return Score(
-            value=selection_metrics(selected, meta.record()),
+            value=metrics,
             answer=", ".join(selected),
             explanation=explanation,
-            metadata={"strategy": record.strategy, "selected": rows, "details": record.details},
+            metadata={"strategy": record.strategy, "selected": rows},
         )
 
     return score

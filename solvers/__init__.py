@@ -7,7 +7,7 @@ The task file imports this package; each solver is a thin factory over a
 strategy in ``cmi_inspect.strategies``.
 """
 
-from solvers.memory import (
+from solvers.causal_locomo import (
     cmi,
     full_history,
     graph_memory,

@@ -22,6 +22,8 @@ from scorers import memory_selection, task_score  # noqa: E402
 from solvers import no_memory  # noqa: E402
 
 ANSWER_MAX_TOKENS = 96
+TASK_VERSION = 2
+"""Bumped when the task's samples or scoring change (2: typed sample metadata)."""
 
 
 @task
@@ -50,4 +52,5 @@ def causal_locomo(
         scorer=[task_score(), memory_selection()],
         config=GenerateConfig(temperature=0.0, max_tokens=ANSWER_MAX_TOKENS),
         metadata={"answer_prompt": PROMPT_VERSION, "judge_prompt": JUDGE_PROMPT_VERSION},
+        version=TASK_VERSION,
     )

@@ -29,7 +29,9 @@ os.environ["MPLCONFIGDIR"] = str(_TMP / "matplotlib")
 os.environ.setdefault("CMI_DATA_DIR", str(SHARED_DATA))
 
 import pytest  # noqa: E402
+from inspect_ai.log import EvalLog, EvalSample  # noqa: E402
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model  # noqa: E402
+from inspect_ai.scorer import Score  # noqa: E402
 
 Responder = Callable[[str], Any]
 
@@ -71,14 +73,13 @@ def synthetic_records():
 
 def memory_task_for(record, protocol: str = "paper", model: Model | None = None, score_answer=None):
     """The MemoryTask a solver would build for one record (an ExampleRecord)."""
-    from cmi_inspect.memory import Session, memory_view
-    from cmi_inspect.strategy import MemoryTask
+    from cmi_inspect.strategies.base import MemoryTask
+    from cmi_inspect.view import memory_view
 
-    bank = [m.model_dump() for m in record.memory_bank]
     return MemoryTask(
         request=record.current_task.instruction,
-        memories=memory_view(record.example_id, bank, protocol),  # type: ignore[arg-type]
-        sessions=[Session(s.timestamp, s.content) for s in sorted(record.past_sessions, key=lambda s: s.timestamp)],
+        memories=memory_view(record.example_id, record.memory_bank, protocol),  # type: ignore[arg-type]
+        sessions=sorted(record.past_sessions, key=lambda s: s.timestamp),
         protocol=protocol,  # type: ignore[arg-type]
         model=model or mock_model(lambda p: "I do not know."),
         score_answer=score_answer,
@@ -89,9 +90,24 @@ def gold_scorer(record):
     """The paper's intervention scorer for one record: the deterministic score."""
     from cmi_inspect.scoring import deterministic_score
 
-    criteria = record.scoring_criteria.model_dump()
-
     async def score(answer: str) -> float:
-        return deterministic_score(answer, criteria)
+        return deterministic_score(answer, record.scoring_criteria)
 
     return score
+
+
+def samples_of(log: EvalLog) -> list[EvalSample]:
+    assert log.samples is not None, "the log has no samples"
+    return log.samples
+
+
+def score_of(sample: EvalSample, scorer: str) -> Score:
+    assert sample.scores is not None, f"sample {sample.id} was not scored"
+    return sample.scores[scorer]
+
+
+def value_of(sample: EvalSample, scorer: str) -> dict[str, Any]:
+    """A dict-valued score of the sample (task_score, memory_selection)."""
+    value = score_of(sample, scorer).value
+    assert isinstance(value, dict)
+    return value

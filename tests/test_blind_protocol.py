@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import SYNTHETIC, mock_model
 from inspect_ai import eval as inspect_eval
-
 from solvers import cmi, full_history, graph_memory, no_memory, reflection_memory, summary_memory, vector_memory
 from tasks.causal_locomo import causal_locomo
+
+from conftest import SYNTHETIC, mock_model
 
 SOLVERS = {
     "no_memory": no_memory,

@@ -9,8 +9,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from cmi_inspect.judge import JUDGE_PROMPT_VERSION
+from cmi_inspect.prompts import PROMPT_VERSION
 from inspect_ai.log import EvalLog, read_eval_log
+from tasks.causal_locomo import TASK_VERSION
+
+from conftest import REPO, samples_of, score_of, value_of
+
+pytestmark = pytest.mark.slow  # runs the embedded local model
 
 INSPECT = str(Path(sys.executable).parent / "inspect")
 
@@ -29,27 +35,28 @@ def inspect_eval(tmp_path: Path, *args: str) -> EvalLog:
 
 
 def selections(log: EvalLog) -> dict[str, list[str]]:
-    return {str(s.id): s.scores["memory_selection"].metadata["selected"] for s in log.samples}  # type: ignore
+    return {str(s.id): score_of(s, "memory_selection").metadata["selected"] for s in samples_of(log)}
 
 
 def test_no_memory_on_the_default_local_model(tmp_path):
     log = inspect_eval(tmp_path, "--solver", "no_memory", "--limit", "2")
     assert log.eval.model == "gguf/smollm2"
     assert log.eval.solver == "no_memory"
-    assert log.eval.metadata == {"answer_prompt": "answer-v1", "judge_prompt": "judge-v1"}
-    assert [s.id for s in log.samples] == ["conv-26_qa_0000", "conv-30_qa_0000"]  # type: ignore[union-attr]
-    for sample in log.samples:  # type: ignore[union-attr]
+    assert log.eval.metadata == {"answer_prompt": PROMPT_VERSION, "judge_prompt": JUDGE_PROMPT_VERSION}
+    assert log.eval.task_version == TASK_VERSION
+    assert [s.id for s in samples_of(log)] == ["conv-26_qa_0000", "conv-30_qa_0000"]
+    for sample in samples_of(log):
         assert sample.output.completion
-        assert sample.scores["memory_selection"].value["n_selected"] == 0
-        assert 0.0 <= sample.scores["task_score"].value["score"] <= 1.0
+        assert value_of(sample, "memory_selection")["n_selected"] == 0
+        assert 0.0 <= value_of(sample, "task_score")["score"] <= 1.0
         assert sample.model_usage["gguf/smollm2"].output_tokens > 0
 
 
 def test_full_history_records_the_whole_bank(tmp_path):
     log = inspect_eval(tmp_path, "--solver", "full_history", "--limit", "2")
-    for sample in log.samples:  # type: ignore[union-attr]
+    for sample in samples_of(log):
         bank = sample.metadata["memory_bank"]
-        assert sample.scores["memory_selection"].value["n_selected"] == len(bank)
+        assert value_of(sample, "memory_selection")["n_selected"] == len(bank)
         assert sample.store["MemorySelection:details"]["sessions_kept"] >= 1
         assert "Earlier conversations:" in sample.messages[0].text
 
@@ -65,28 +72,28 @@ def test_bank_strategies(tmp_path, solver, args, expected):
     log = inspect_eval(tmp_path, "--solver", solver, "--limit", "2", *args)
     if args:
         assert log.eval.solver_args == {"top_k": int(args[1].split("=")[1])}
-    for sample in log.samples:  # type: ignore[union-attr]
+    for sample in samples_of(log):
         n = len(sample.metadata["memory_bank"]) if expected == "bank" else expected
-        assert sample.scores["memory_selection"].value["n_selected"] == n
+        assert value_of(sample, "memory_selection")["n_selected"] == n
 
 
 def test_cmi_is_deterministic_and_logs_its_candidates(tmp_path):
     first = inspect_eval(tmp_path, "--solver", "cmi", "--limit", "2")
     second = inspect_eval(tmp_path, "--solver", "cmi", "--limit", "2")
     assert selections(first) == selections(second)
-    for sample in first.samples:  # type: ignore[union-attr]
-        details = sample.scores["memory_selection"].metadata["details"]
+    for sample in samples_of(first):
+        details = sample.store["MemorySelection:details"]
         assert len(details["candidates"]) == 3
         for c in details["candidates"]:
             assert c["answer_with"] is not None and c["s_with"] is not None and c["reason"]
-        assert "| s_with | s_pert |" in sample.scores["memory_selection"].explanation
+        assert "| s_with | s_pert |" in score_of(sample, "memory_selection").explanation
 
 
 @pytest.mark.parametrize("ablation", ["no_perturb", "utility_only", "stability_only", "oracle"])
 def test_cmi_ablations(tmp_path, ablation):
     log = inspect_eval(tmp_path, "--solver", "cmi", "-S", f"ablation={ablation}", "--limit", "1")
-    [sample] = log.samples  # type: ignore[misc]
-    details = sample.scores["memory_selection"].metadata["details"]
+    [sample] = samples_of(log)
+    details = sample.store["MemorySelection:details"]
     assert details["config"]["ablation"] == ablation
     if ablation == "oracle":
         gold = set(sample.metadata["gold_memory_ids"])
@@ -97,5 +104,5 @@ def test_cmi_ablations(tmp_path, ablation):
 def test_model_flag_swaps_the_response_model(tmp_path):
     log = inspect_eval(tmp_path, "--solver", "vector_memory", "--model", "fixed_latency/0", "--limit", "1")
     assert log.eval.model == "fixed_latency/0"
-    [sample] = log.samples  # type: ignore[misc]
+    [sample] = samples_of(log)
     assert list(sample.model_usage) == ["fixed_latency/0"]

@@ -8,10 +8,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import SHARED_DATA, SYNTHETIC
-
 from cmi_inspect import data
 from cmi_inspect.data import DataError, causal_locomo_path, load_records
+
+from conftest import SHARED_DATA, SYNTHETIC
 
 RELEASE = SHARED_DATA / data.CAUSAL_LOCOMO_PATH
 

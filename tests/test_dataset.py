@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from conftest import SYNTHETIC
-
 from cmi_inspect.dataset import CausalLocomoMetadata, causal_locomo_dataset
+
+from conftest import SYNTHETIC
 
 
 def test_sample_fields():
@@ -18,10 +18,11 @@ def test_sample_fields():
     assert meta.protocol == "paper"
     assert meta.task_family == "temporal_memory_qa"
     assert meta.gold_memory_ids == ["gold_00"]
-    assert meta.harmful_memory_ids == ["harm_00"]
-    assert [m["memory_id"] for m in meta.memory_bank] == ["gold_00", "irr_00", "irr_01", "harm_00"]
+    assert meta.harmful_ids == {"harm_00"}
+    assert [m.memory_id for m in meta.memory_bank] == ["gold_00", "irr_00", "irr_01", "harm_00"]
+    assert meta.labels["irr_00"] == "irrelevant"
     assert len(meta.past_sessions) == 3
-    assert meta.scoring_criteria["must_not_include"] == ["9 March 2022"]
+    assert meta.scoring_criteria.must_not_include == ["9 March 2022"]
 
 
 def test_release_loads_with_stable_ids():
@@ -34,7 +35,7 @@ def test_release_loads_with_stable_ids():
 def test_family_filter_and_protocol():
     dataset = causal_locomo_dataset("blind", ["factual_memory_qa", "inferential_memory_qa"])
     assert len(dataset) == 16
-    assert {s.metadata["protocol"] for s in dataset} == {"blind"}
+    assert {(s.metadata or {}).get("protocol") for s in dataset} == {"blind"}
 
 
 def test_bad_parameters():

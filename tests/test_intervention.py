@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from conftest import SYNTHETIC
+from cmi_inspect.dataset import causal_locomo_dataset
+from cmi_inspect.intervention import BlindProtocolError, gold_answer_scorer, intervention_scorer
 from inspect_ai.model import ModelName
 from inspect_ai.solver import TaskState
 
-from cmi_inspect.dataset import causal_locomo_dataset
-from cmi_inspect.intervention import BlindProtocolError, gold_answer_scorer, intervention_scorer
+from conftest import SYNTHETIC
 
 
 def _state(protocol: str) -> TaskState:
     sample = causal_locomo_dataset(protocol, data_file=SYNTHETIC)[0]  # type: ignore[arg-type]
+    assert sample.id is not None
     return TaskState(ModelName("mockllm/model"), sample.id, 0, sample.input, [], metadata=sample.metadata)
 
 

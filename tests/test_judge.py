@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from cmi_inspect.data import ScoringCriteria
 from cmi_inspect.judge import FALLBACK_JUDGE, alias_verdict, judge_prompt, parse_verdict
 
-CRITERIA = {"expected_answer": "7 May 2023", "answer_aliases": ["May 7, 2023"],
-            "adversarial_answer": "8 May 2023", "judge_instructions": "Be strict."}
+CRITERIA = ScoringCriteria(expected_answer="7 May 2023", answer_aliases=["May 7, 2023"],
+                           adversarial_answer="8 May 2023", judge_instructions="Be strict.")
 
 
 def test_prompt_carries_task_behaviour_criteria_and_response():

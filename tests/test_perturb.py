@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from cmi_inspect.memory import Memory
 from cmi_inspect.perturb import PERTURBATIONS, negation, perturb, perturbation_kind, temporal_shift
+from cmi_inspect.view import Memory
 
 
 def test_negation_of_key_verbs():

@@ -5,16 +5,17 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import SYNTHETIC, mock_model
+from cmi_inspect.report import build_report
+from cmi_inspect.report.runs import read_runs
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 from inspect_ai.solver import generate
 from PIL import Image
-
-from cmi_inspect.report import build_report, collect
 from solvers import cmi, graph_memory, no_memory
 from tasks.causal_locomo import causal_locomo
+
+from conftest import SYNTHETIC, mock_model
 
 
 def answer_3_march(prompt: str) -> str:
@@ -39,7 +40,7 @@ def log_dir(tmp_path_factory):
 
 
 def by_strategy(log_dir):
-    rows, notes = collect(str(log_dir))
+    rows, notes = read_runs(str(log_dir))
     return {r.strategy: r for r in rows}, notes
 
 
@@ -78,10 +79,10 @@ def test_skipped_logs_are_noted(log_dir):
 
 
 def test_markdown_json_and_figures(log_dir, tmp_path):
-    markdown = build_report(str(log_dir), out=tmp_path, data_file=str(SYNTHETIC))
+    markdown = build_report(str(log_dir), out=tmp_path)
     for title in ("Table 1", "Table 2", "Table 3", "Skipped logs"):
         assert f"## {title}" in markdown
-    assert "| ↳ paper (GPT-4.1, judge GPT-5) | gpt-4.1 | paper | 87 | 0.846 |" in markdown
+    assert "| ↳ paper (GPT-4.1, judge GPT-5) | gpt-4.1 | paper | 87 |  | 0.846 |" in markdown
     report = json.loads((tmp_path / "report.json").read_text())
     rows = {r["strategy"]: r for r in report["table1"]}
     assert rows["no_memory"]["metrics"]["score"]["mean"] == pytest.approx(0.396667, abs=1e-6)

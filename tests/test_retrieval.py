@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-
 from cmi_inspect.retrieval import HashingEmbedder, bow_cosine, jaccard, make_embedder, min_max, top_k
 
 
@@ -71,3 +70,28 @@ def test_openai_embedder_batches_caches_and_normalises(monkeypatch):
     asyncio.run(emb.cosine("q", ["far"]))
     assert requests == [["q", "near", "far"]]
     assert emb.model == "text-embedding-3-large"
+
+
+def test_e5_ranks_a_paraphrase_above_an_unrelated_sentence():
+    from cmi_inspect.retrieval import E5Embedder
+
+    emb = make_embedder("e5")
+    assert isinstance(emb, E5Embedder) and emb.name == "e5"
+    sims = asyncio.run(emb.cosine("When did Priya adopt her greyhound?",
+                                  ["Priya took in a rescue greyhound last March.",
+                                   "The stock market closed higher on Friday."]))
+    assert sims[0] > sims[1]
+    assert -1.0 <= sims.min() and sims.max() <= 1.0 + 1e-6
+
+
+def test_e5_vectors_are_deterministic_unit_vectors_with_role_prefixes():
+    import numpy as np
+    from cmi_inspect.retrieval import E5Embedder
+
+    first, second = E5Embedder(), E5Embedder()
+    texts = ["passage: Marco likes hiking.", "query: Marco likes hiking."]
+    vectors = asyncio.run(first._embed(texts))
+    again = asyncio.run(second._embed(list(reversed(texts))))
+    assert np.array_equal(vectors[0], again[1]) and np.array_equal(vectors[1], again[0])
+    assert all(np.linalg.norm(v) == pytest.approx(1.0) for v in vectors)
+    assert not np.allclose(vectors[0], vectors[1])  # the role prefix changes the embedding

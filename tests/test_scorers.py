@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from conftest import SYNTHETIC, mock_model
+from cmi_inspect.judge import JUDGE_PROMPT_VERSION
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
-
 from solvers import cmi, full_history, no_memory, vector_memory
 from tasks.causal_locomo import causal_locomo
+
+from conftest import SYNTHETIC, mock_model, samples_of, score_of, value_of
 
 
 def run(solver, respond=lambda p: "I do not know.", tmp_path=None, roles=None, **task_args) -> EvalLog:
@@ -27,7 +26,7 @@ def run(solver, respond=lambda p: "I do not know.", tmp_path=None, roles=None, *
 
 
 def selection_means(log: EvalLog) -> dict[str, float]:
-    rows = [s.scores["memory_selection"].value for s in log.samples]  # type: ignore[union-attr]
+    rows = [value_of(s, "memory_selection") for s in samples_of(log)]
     return {k: round(sum(r[k] for r in rows) / len(rows), 3) for k in rows[0]}
 
 
@@ -47,18 +46,19 @@ def test_task_score_with_the_fallback_judge(tmp_path):
         return next(a for q, a in answers.items() if q in prompt)
 
     log = run(no_memory(), respond, tmp_path, data_file=str(SYNTHETIC))
-    scores = {s.id: s.scores["task_score"] for s in log.samples}  # type: ignore[union-attr]
+    scores = {s.id: score_of(s, "task_score") for s in samples_of(log)}
     perfect = scores["syn_0000"]
     assert perfect.value == {"score": 1.0, "deterministic": 1.0, "judge": 1.0, "success": 1.0}
     assert perfect.metadata["judge"].startswith("alias-match")
-    assert perfect.metadata["judge_prompt_version"] == "judge-v1"
+    assert perfect.metadata["judge_prompt_version"] == JUDGE_PROMPT_VERSION
     wrong = scores["syn_0001"].value
     # must_include 0/2, must_not 0/1, max_words 1, expected 0, style 1 -> 2/5; judge 0
     assert wrong["deterministic"] == pytest.approx(0.4) and wrong["judge"] == 0.0
     assert wrong["score"] == pytest.approx(0.28) and wrong["success"] == 0.0
-    by_family = next(s for s in log.results.scores if s.name == "task_score").metrics  # type: ignore[union-attr]
-    assert by_family["temporal_memory_qa"].value == 1.0
-    assert by_family["multi_evidence_memory_qa"].value == pytest.approx(0.28)
+    assert log.results is not None
+    by_family = next(s for s in log.results.scores if s.name == "score").metrics
+    assert by_family["grouped_temporal_memory_qa"].value == 1.0
+    assert by_family["grouped_multi_evidence_memory_qa"].value == pytest.approx(0.28)
 
 
 def test_grader_role_judges_and_bad_verdicts_score_zero(tmp_path):
@@ -68,7 +68,7 @@ def test_grader_role_judges_and_bad_verdicts_score_zero(tmp_path):
     grader = mock_model(lambda p: next(verdicts), grader_prompts)
     log = run(no_memory(), lambda p: "I do not know.", tmp_path, roles={"grader": grader},
               data_file=str(SYNTHETIC))
-    judged = [s.scores["task_score"] for s in log.samples]  # type: ignore[union-attr]
+    judged = [score_of(s, "task_score") for s in samples_of(log)]
     assert len(grader_prompts) == 3
     assert sorted(s.value["judge"] for s in judged) == [0.0, 0.5, 1.0]
     failed = next(s for s in judged if s.metadata["judge_error"])
@@ -79,7 +79,7 @@ def test_grader_role_judges_and_bad_verdicts_score_zero(tmp_path):
 
 def test_selection_is_explained_with_ids_and_scores(tmp_path):
     log = run(vector_memory(top_k=2), tmp_path=tmp_path, protocol="blind", data_file=str(SYNTHETIC))
-    score = log.samples[0].scores["memory_selection"]  # type: ignore[index]
+    score = samples_of(log)[0].scores["memory_selection"]
     rows = score.metadata["selected"]
     assert [r["rank"] for r in rows] == [1, 2]
     assert {r["memory_id"] for r in rows} <= {"gold_00", "irr_00", "irr_01", "harm_00"}
@@ -92,11 +92,11 @@ def test_cmi_diagnostics_reach_the_log(tmp_path):
         return "3 March 2022" if "Comet on 3 March 2022" in prompt and "not true" not in prompt else "?"
 
     log = run(cmi(k=4), respond, tmp_path, data_file=str(SYNTHETIC))
-    sample = log.samples[0]  # type: ignore[index]
-    score = sample.scores["memory_selection"]  # type: ignore[index]
+    sample = samples_of(log)[0]
+    score = score_of(sample, "memory_selection")
     assert score.answer == "gold_00"
     assert "| s_with | s_pert | utility | stability | decision |" in score.explanation
-    candidates = score.metadata["details"]["candidates"]
+    candidates = sample.store["MemorySelection:details"]["candidates"]
     assert {c["key"] for c in candidates} == {"gold_00", "irr_00", "irr_01", "harm_00"}
     assert sample.output.completion == "3 March 2022"
-    json.dumps(score.metadata)  # the diagnostics are plain JSON
+    assert "details" not in score.metadata  # logged once, in the store

@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import pytest
-
-from cmi_inspect.scoring import deterministic_score, selection_metrics, task_score
-
-BASE = {"must_include": [], "must_not_include": [], "style": "", "max_words": None}
+from cmi_inspect.data import ScoringCriteria
+from cmi_inspect.scoring import deterministic_score, hybrid_score, selection_metrics
 
 
-def crit(**kw):
-    return {**BASE, **kw}
+def crit(**kw) -> ScoringCriteria:
+    return ScoringCriteria.model_validate({"expected_answer": "", **kw})
 
 
 def test_no_components_scores_half():
-    assert deterministic_score("anything", {}) == 0.5
     assert deterministic_score("anything", crit()) == 0.5
 
 
@@ -66,58 +63,53 @@ def test_components_are_averaged():
     assert deterministic_score("The cello.", c) == pytest.approx(4.5 / 5)
 
 
-def test_task_score_weights():
-    assert task_score(1.0, 0.0) == pytest.approx(0.7)
-    assert task_score(0.5, 1.0) == pytest.approx(0.65)
+def test_hybrid_score_weights():
+    assert hybrid_score(1.0, 0.0) == pytest.approx(0.7)
+    assert hybrid_score(0.5, 1.0) == pytest.approx(0.65)
 
 
-RECORD = {
-    "memory_bank": [
-        {"memory_id": "g", "label": "useful"},
-        {"memory_id": "i", "label": "irrelevant"},
-        {"memory_id": "h", "label": "harmful"},
-    ],
-    "gold_memory_ids": ["g"],
-    "bad_memory_ids": ["i", "h"],
-}
+GOLD, BAD, HARMFUL = ["g"], ["i", "h"], ["h"]
 
 
 def test_selection_mixed():
-    m = selection_metrics(["g", "h"], RECORD)
+    m = selection_metrics(["g", "h"], GOLD, BAD, HARMFUL)
     assert m == {"recall": 1.0, "precision": 0.5, "useful_f1": pytest.approx(2 / 3),
                  "poison_adoption": 1.0, "bad_rejection": 0.5, "n_selected": 2.0}
 
 
 def test_selection_empty():
-    m = selection_metrics([], RECORD)
+    m = selection_metrics([], GOLD, BAD, HARMFUL)
     assert (m["precision"], m["recall"], m["useful_f1"]) == (0.0, 0.0, 0.0)
     assert (m["poison_adoption"], m["bad_rejection"], m["n_selected"]) == (0.0, 1.0, 0.0)
 
 
 def test_selection_no_gold():
-    record = {**RECORD, "gold_memory_ids": []}
-    assert selection_metrics([], record)["precision"] == 1.0
-    assert selection_metrics([], record)["recall"] == 1.0
-    assert selection_metrics([], record)["useful_f1"] == 1.0
-    assert selection_metrics(["i"], record)["precision"] == 0.0
+    assert selection_metrics([], [], BAD, HARMFUL)["precision"] == 1.0
+    assert selection_metrics([], [], BAD, HARMFUL)["recall"] == 1.0
+    assert selection_metrics([], [], BAD, HARMFUL)["useful_f1"] == 1.0
+    assert selection_metrics(["i"], [], BAD, HARMFUL)["precision"] == 0.0
 
 
 def test_selection_no_harmful_and_no_bad():
-    record = {"memory_bank": [{"memory_id": "g", "label": "useful"}], "gold_memory_ids": ["g"],
-              "bad_memory_ids": []}
-    m = selection_metrics(["g"], record)
+    m = selection_metrics(["g"], GOLD, [], [])
     assert m["poison_adoption"] == 0.0
     assert m["bad_rejection"] == 1.0
 
 
 def _means(records, choose):
-    rows = [selection_metrics(choose(r), r) for r in records]
+    rows = [
+        selection_metrics(
+            choose(r), r.gold_memory_ids, r.bad_memory_ids,
+            [m.memory_id for m in r.memory_bank if m.label == "harmful"],
+        )
+        for r in records
+    ]
     return {k: round(sum(r[k] for r in rows) / len(rows), 3) for k in rows[0]}
 
 
 def test_bookkeeping_matches_the_paper(real_records):
-    raw = [r.model_dump() for r in real_records]
-    whole = _means(raw, lambda r: [m["memory_id"] for m in r["memory_bank"]])
+    raw = real_records
+    whole = _means(raw, lambda r: [m.memory_id for m in r.memory_bank])
     assert (whole["useful_f1"], whole["bad_rejection"], whole["poison_adoption"], whole["n_selected"]) == (
         0.308, 0.0, 0.621, 5.644)
     none = _means(raw, lambda r: [])

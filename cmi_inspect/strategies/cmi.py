@@ -18,14 +18,72 @@ from typing import Any
 
 from inspect_ai.model import Model, ModelOutput
 from inspect_ai.util import collect
+from pydantic import BaseModel
 
-from cmi_inspect.memory import Memory
 from cmi_inspect.perturb import perturb
 from cmi_inspect.prompts import memory_prompt, no_memory_prompt
 from cmi_inspect.retrieval import Embedder, jaccard, min_max, top_k
-from cmi_inspect.strategy import AnswerScorer, MemoryTask, Pick, Selection
+from cmi_inspect.strategies.base import (
+    AnswerScorer,
+    MemoryNames,
+    MemoryStrategy,
+    MemoryTask,
+    Pick,
+    Selection,
+)
+from cmi_inspect.view import Memory
 
-ABLATIONS = ("full", "no_perturb", "utility_only", "stability_only", "oracle")
+
+@dataclass(frozen=True)
+class Ablation:
+    """A variant of CMI's rule: which answers it asks for and how it decides."""
+
+    name: str
+    asks_with: bool = True
+    """Answers with each candidate memory."""
+    asks_perturbed: bool = True
+    """Answers with each perturbed candidate."""
+    tests_utility: bool = True
+    """Rejects a candidate whose utility is not above tau_u."""
+    tests_stability: bool = True
+    """Rejects a candidate whose stability is below tau_s."""
+    no_memory_as_perturbed: bool = False
+    """Takes s_pert = s_no instead of asking for a perturbed answer."""
+    by_label: bool = False
+    """Selects exactly the candidates labelled useful, asking nothing (paper protocol only)."""
+    skipped: str | None = None
+    """Why no perturbed answer is asked for, as the log says it."""
+
+
+ABLATIONS: dict[str, Ablation] = {
+    a.name: a
+    for a in (
+        Ablation("full"),
+        Ablation(
+            "no_perturb",
+            asks_perturbed=False,
+            no_memory_as_perturbed=True,
+            skipped="no_perturb ablation: s_pert = s_no",
+        ),
+        Ablation(
+            "utility_only",
+            asks_perturbed=False,
+            tests_stability=False,
+            skipped="utility_only ablation",
+        ),
+        Ablation("stability_only", tests_utility=False),
+        Ablation(
+            "oracle",
+            asks_with=False,
+            asks_perturbed=False,
+            tests_utility=False,
+            tests_stability=False,
+            by_label=True,
+            skipped="oracle ablation: no intervention",
+        ),
+    )
+}
+"""CMI and its ablations by name (the paper's reference code has these four)."""
 
 
 @dataclass(frozen=True)
@@ -43,13 +101,12 @@ class CMIConfig:
 
     def __post_init__(self) -> None:
         if self.ablation not in ABLATIONS:
-            raise ValueError(f"ablation must be one of {ABLATIONS}, got {self.ablation!r}")
+            raise ValueError(f"ablation must be one of {tuple(ABLATIONS)}, got {self.ablation!r}")
         if self.k < 1:
             raise ValueError("k must be at least 1")
 
 
-@dataclass
-class Candidate:
+class Candidate(BaseModel):
     """One candidate's interventions and verdict, as the log shows them."""
 
     key: str
@@ -66,6 +123,18 @@ class Candidate:
     """Why no perturbed answer was asked for, when none was."""
     selected: bool = False
     reason: str = ""
+
+
+class CMIDiagnostics(BaseModel):
+    """Everything CMI measured for one sample: the log's record of why it chose."""
+
+    config: dict[str, Any]
+    embedder: str
+    answer_no_memory: str
+    s_no: float
+    candidates: list[Candidate]
+    model_calls: int
+    final_answer_reused: bool
 
 
 class _Answers:
@@ -97,12 +166,13 @@ def proposal_scores(cosines: list[float], memories: list[Memory], request: str) 
     ]
 
 
-class CMI:
+class CMI(MemoryStrategy):
     name = "cmi"
 
     def __init__(self, embedder: Embedder, config: CMIConfig | None = None) -> None:
         self.embedder = embedder
         self.config = config or CMIConfig()
+        self.ablation = ABLATIONS[self.config.ablation]
 
     async def propose(self, task: MemoryTask) -> list[tuple[Memory, float]]:
         cosines = await self.embedder.cosine(task.request, [m.content for m in task.memories])
@@ -110,14 +180,15 @@ class CMI:
         return top_k(task.memories, scores, self.config.k)
 
     async def select(self, task: MemoryTask) -> Selection:
-        cfg = self.config
-        if cfg.ablation == "oracle" and task.protocol != "paper":
+        cfg, ablation = self.config, self.ablation
+        if ablation.by_label and task.protocol != "paper":
             raise ValueError("The oracle ablation selects by label: it needs -T protocol=paper.")
         if task.score_answer is None:
             raise ValueError("cmi needs an answer scorer for its interventions.")
         proposed = await self.propose(task)
         memories = {m.key: m for m, _ in proposed}
-        candidates = [Candidate(m.key, i + 1, s) for i, (m, s) in enumerate(proposed)]
+        candidates = [Candidate(key=m.key, rank=i + 1, proposal_score=s)
+                      for i, (m, s) in enumerate(proposed)]
         answers = _Answers(task.model, task.score_answer)
         no_prompt = no_memory_prompt(task.request)
         with_prompt = {
@@ -128,48 +199,43 @@ class CMI:
             c.perturbation, perturbed = perturb(memories[c.key])
             pert_prompt[c.key] = memory_prompt(task.request, [perturbed.line()])
 
-        if cfg.ablation == "oracle":
-            await answers.run([no_prompt])
-        else:
-            eager_pert = cfg.ablation in ("full", "stability_only") and not cfg.lazy_perturb
-            await answers.run(
-                [no_prompt, *with_prompt.values(), *(pert_prompt.values() if eager_pert else [])]
-            )
+        eager_pert = ablation.asks_perturbed and not cfg.lazy_perturb
+        await answers.run(
+            [
+                no_prompt,
+                *(with_prompt.values() if ablation.asks_with else []),
+                *(pert_prompt.values() if eager_pert else []),
+            ]
+        )
         s_no = answers.scores[no_prompt]
-        if cfg.ablation != "oracle":
+        if ablation.asks_with:
             for c in candidates:
                 c.answer_with = answers.text(with_prompt[c.key])
                 c.s_with = answers.scores[with_prompt[c.key]]
                 c.utility = c.s_with - s_no
-            if cfg.ablation in ("full", "stability_only"):
-                await self._perturbed(candidates, pert_prompt, answers)
-            elif cfg.ablation == "no_perturb":
-                for c in candidates:
-                    c.s_pert = s_no
-                    c.stability = c.utility
-                    c.perturbed_skipped = "no_perturb ablation: s_pert = s_no"
-            else:
-                for c in candidates:
-                    c.perturbed_skipped = "utility_only ablation"
-        else:
-            for c in candidates:
-                c.perturbed_skipped = "oracle ablation: no intervention"
+        if ablation.asks_perturbed:
+            await self._perturbed(candidates, pert_prompt, answers)
+        for c in candidates:
+            if ablation.no_memory_as_perturbed:
+                c.s_pert, c.stability = s_no, c.utility
+            if ablation.skipped:
+                c.perturbed_skipped = ablation.skipped
 
         kept = self._decide(candidates, memories)
         prompt = memory_prompt(task.request, [memories[c.key].line() for c in kept])
-        details: dict[str, Any] = {
-            "config": asdict(cfg),
-            "embedder": self.embedder.name,
-            "answer_no_memory": answers.text(no_prompt),
-            "s_no": s_no,
-            "candidates": [asdict(c) for c in candidates],
-            "model_calls": len(answers.outputs),
-            "final_answer_reused": prompt in answers.outputs,
-        }
+        diagnostics = CMIDiagnostics(
+            config=asdict(cfg),
+            embedder=self.embedder.name,
+            answer_no_memory=answers.text(no_prompt),
+            s_no=s_no,
+            candidates=candidates,
+            model_calls=len(answers.outputs),
+            final_answer_reused=prompt in answers.outputs,
+        )
         return Selection(
             picks=[Pick(c.key, c.utility) for c in kept],
             prompt=prompt,
-            details=details,
+            details=diagnostics,
             output=answers.outputs.get(prompt),
         )
 
@@ -208,14 +274,38 @@ class CMI:
 
     def _rule(self, c: Candidate, memory: Memory) -> str | None:
         """Why the ablation's rule rejects the candidate, or None if it passes."""
-        cfg = self.config
-        if cfg.ablation == "oracle":
+        cfg, ablation = self.config, self.ablation
+        if ablation.by_label:
             return None if memory.label == "useful" else f"oracle: labelled {memory.label}"
-        assert c.utility is not None
-        if cfg.ablation != "stability_only" and c.utility <= cfg.tau_u:
-            return f"utility {c.utility:+.3f} <= tau_u {cfg.tau_u}"
-        if cfg.ablation != "utility_only":
+        if ablation.tests_utility:
+            assert c.utility is not None
+            if c.utility <= cfg.tau_u:
+                return f"utility {c.utility:+.3f} <= tau_u {cfg.tau_u}"
+        if ablation.tests_stability:
             assert c.stability is not None
             if c.stability < cfg.tau_s:
                 return f"stability {c.stability:+.3f} < tau_s {cfg.tau_s}"
         return None
+
+    @classmethod
+    def explain(cls, details: dict[str, Any], names: MemoryNames) -> str:
+        """Each candidate's scores and decision as a Markdown table."""
+        d = CMIDiagnostics.model_validate(details)
+        lines = [
+            f"CMI: s_no = {d.s_no:.3f}; {d.model_calls} intervention calls; "
+            f"final answer reused: {d.final_answer_reused}",
+            "",
+            "| # | memory | s_with | s_pert | utility | stability | decision |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
+        ]
+
+        def fmt(v: float | None) -> str:
+            return "-" if v is None else f"{v:+.3f}"
+
+        for c in d.candidates:
+            s_pert = fmt(c.s_pert) + (f" ({c.perturbed_skipped})" if c.perturbed_skipped else "")
+            lines.append(
+                f"| {c.rank} | {names.get(c.key, c.key)} | {fmt(c.s_with)} | {s_pert} "
+                f"| {fmt(c.utility)} | {fmt(c.stability)} | {c.reason} |"
+            )
+        return "\n".join(lines)

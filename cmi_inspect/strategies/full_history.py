@@ -9,9 +9,10 @@ it alone is too long) and the sample records the truncation.
 from __future__ import annotations
 
 from inspect_ai.model import ChatMessageUser, Model, get_model_info
+from pydantic import BaseModel
 
 from cmi_inspect.prompts import history_prompt
-from cmi_inspect.strategy import MemoryTask, Pick, Selection
+from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Pick, Selection
 
 FALLBACK_CONTEXT = 128_000
 """Window assumed for a model Inspect has no information about."""
@@ -33,7 +34,17 @@ async def _fits(model: Model, prompt: str, budget: int) -> bool:
     return await model.count_tokens([ChatMessageUser(content=prompt)]) <= budget
 
 
-class FullHistory:
+class HistoryWindow(BaseModel):
+    """Which sessions fitted the response model's window."""
+
+    sessions_total: int
+    sessions_kept: int
+    truncated: bool
+    clipped_chars: int
+    token_budget: int
+
+
+class FullHistory(MemoryStrategy):
     name = "full_history"
 
     async def select(self, task: MemoryTask) -> Selection:
@@ -57,11 +68,11 @@ class FullHistory:
             cut = max(len(newest) // 10, 1)
             newest, clipped_chars = newest[cut:], clipped_chars + cut
             prompt = history_prompt(task.request, newest)
-        details = {
-            "sessions_total": len(texts),
-            "sessions_kept": kept,
-            "truncated": kept < len(texts) or clipped_chars > 0,
-            "clipped_chars": clipped_chars,
-            "token_budget": budget,
-        }
+        details = HistoryWindow(
+            sessions_total=len(texts),
+            sessions_kept=kept,
+            truncated=kept < len(texts) or clipped_chars > 0,
+            clipped_chars=clipped_chars,
+            token_budget=budget,
+        )
         return Selection(picks=picks, prompt=prompt, details=details)

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import re
 
-from cmi_inspect.memory import Memory
 from cmi_inspect.prompts import memory_prompt
 from cmi_inspect.retrieval import jaccard, top_k
-from cmi_inspect.scoring import tokens
-from cmi_inspect.strategy import MemoryTask, Pick, Selection
+from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Pick, Selection
+from cmi_inspect.strategies.vector import RetrievalDetails
+from cmi_inspect.text import tokens
+from cmi_inspect.view import Memory
 
 _NAME = re.compile(r"\b[A-Z][a-z]+\b")
 
@@ -38,7 +39,7 @@ def graph_score(request: str, memory: Memory) -> float:
     return linked + in_scope + jaccard(request, memory.content)
 
 
-class GraphMemory:
+class GraphMemory(MemoryStrategy):
     name = "graph_memory"
 
     def __init__(self, k: int = 3) -> None:
@@ -50,5 +51,5 @@ class GraphMemory:
         return Selection(
             picks=[Pick(m.key, s) for m, s in ranked],
             prompt=memory_prompt(task.request, [m.line() for m, _ in ranked]),
-            details={"top_k": self.k},
+            details=RetrievalDetails(top_k=self.k),
         )

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from cmi_inspect.prompts import no_memory_prompt
-from cmi_inspect.strategy import MemoryTask, Selection
+from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Selection
 
 
-class NoMemory:
+class NoMemory(MemoryStrategy):
     name = "no_memory"
 
     async def select(self, task: MemoryTask) -> Selection:

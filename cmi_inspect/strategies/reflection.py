@@ -10,11 +10,13 @@ The model sees the reflections; their source memories count as selected.
 
 from __future__ import annotations
 
-from cmi_inspect.memory import Memory
+from pydantic import BaseModel
+
 from cmi_inspect.prompts import memory_prompt
 from cmi_inspect.retrieval import bow_cosine, top_k
-from cmi_inspect.scoring import tokens
-from cmi_inspect.strategy import MemoryTask, Pick, Selection
+from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Pick, Selection
+from cmi_inspect.text import tokens
+from cmi_inspect.view import Memory
 
 _MONTHS = {
     "january",
@@ -66,7 +68,13 @@ def blind_reflections(memories: list[Memory]) -> list[str]:
     return out
 
 
-class ReflectionMemory:
+class ReflectionDetails(BaseModel):
+    top_k: int
+    reflections: dict[str, str]
+    """Key -> the reflection the model saw instead of the memory."""
+
+
+class ReflectionMemory(MemoryStrategy):
     name = "reflection_memory"
 
     def __init__(self, k: int = 3) -> None:
@@ -82,5 +90,7 @@ class ReflectionMemory:
         return Selection(
             picks=[Pick(m.key, s) for (m, _), s in ranked],
             prompt=memory_prompt(task.request, [f"[{m.key}] {r}" for (m, r), _ in ranked]),
-            details={"top_k": self.k, "reflections": {m.key: r for (m, r), _ in ranked}},
+            details=ReflectionDetails(
+                top_k=self.k, reflections={m.key: r for (m, r), _ in ranked}
+            ),
         )

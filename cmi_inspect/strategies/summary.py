@@ -8,9 +8,10 @@ reference code did.
 from __future__ import annotations
 
 from inspect_ai.model import GenerateConfig, get_model
+from pydantic import BaseModel
 
 from cmi_inspect.prompts import memory_prompt
-from cmi_inspect.strategy import MemoryTask, Pick, Selection
+from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Pick, Selection
 
 SUMMARY_MODES = ("llm", "concat")
 CONCAT_LIMIT = 8
@@ -25,7 +26,12 @@ def summary_request(lines: list[str]) -> str:
     )
 
 
-class SummaryMemory:
+class SummaryDetails(BaseModel):
+    mode: str
+    summary: str
+
+
+class SummaryMemory(MemoryStrategy):
     name = "summary_memory"
 
     def __init__(self, mode: str = "llm") -> None:
@@ -46,5 +52,5 @@ class SummaryMemory:
         return Selection(
             picks=[Pick(m.key) for m in task.memories],
             prompt=memory_prompt(task.request, [f"[summary] {summary}"]),
-            details={"mode": self.mode, "summary": summary},
+            details=SummaryDetails(mode=self.mode, summary=summary),
         )

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+from pydantic import BaseModel
+
 from cmi_inspect.prompts import memory_prompt
 from cmi_inspect.retrieval import Embedder, top_k
-from cmi_inspect.strategy import MemoryTask, Pick, Selection
+from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Pick, Selection
 
 
-class VectorMemory:
+class RetrievalDetails(BaseModel):
+    """How many memories a top-k retriever kept."""
+
+    top_k: int
+
+
+class VectorDetails(RetrievalDetails):
+    embedder: str
+
+
+class VectorMemory(MemoryStrategy):
     name = "vector_memory"
 
     def __init__(self, embedder: Embedder, k: int = 3) -> None:
@@ -20,5 +32,5 @@ class VectorMemory:
         return Selection(
             picks=[Pick(m.key, s) for m, s in ranked],
             prompt=memory_prompt(task.request, [m.line() for m, _ in ranked]),
-            details={"embedder": self.embedder.name, "top_k": self.k},
+            details=VectorDetails(top_k=self.k, embedder=self.embedder.name),
         )

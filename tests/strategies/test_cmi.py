@@ -6,10 +6,10 @@ import asyncio
 import random
 
 import pytest
-from conftest import gold_scorer, memory_task_for, mock_model
-
 from cmi_inspect.retrieval import HashingEmbedder
-from cmi_inspect.strategies.cmi import CMI, CMIConfig, proposal_scores
+from cmi_inspect.strategies.cmi import CMI, CMIConfig, CMIDiagnostics, proposal_scores
+
+from conftest import gold_scorer, memory_task_for, mock_model
 
 PERTURBED = ("It is not true that", "may no longer hold")
 
@@ -29,16 +29,20 @@ def answers(gold_only: bool = True):
     return respond
 
 
-
-
 async def run(record, respond=None, prompts=None, **config):
     model = mock_model(respond or answers(), prompts)
     task = memory_task_for(record, model=model, score_answer=gold_scorer(record))
     return await CMI(HashingEmbedder(), CMIConfig(**{"k": 4, **config})).select(task)
 
 
+def diagnostics(selection) -> dict:
+    """CMI's diagnostics record as the log holds it."""
+    assert isinstance(selection.details, CMIDiagnostics)
+    return selection.details.model_dump()
+
+
 def by_key(selection):
-    return {c["key"]: c for c in selection.details["candidates"]}
+    return {c["key"]: c for c in diagnostics(selection)["candidates"]}
 
 
 async def test_full_rule_selects_the_useful_memory(synthetic_records):
@@ -46,7 +50,7 @@ async def test_full_rule_selects_the_useful_memory(synthetic_records):
     sel = await run(synthetic_records[0], prompts=prompts)
     assert [p.key for p in sel.picks] == ["gold_00"]
     c = by_key(sel)
-    assert sel.details["s_no"] == pytest.approx(0.6)
+    assert diagnostics(sel)["s_no"] == pytest.approx(0.6)
     assert (c["gold_00"]["s_with"], c["gold_00"]["s_pert"]) == (1.0, pytest.approx(0.6))
     assert c["gold_00"]["utility"] == pytest.approx(0.4) and c["gold_00"]["stability"] == pytest.approx(0.4)
     assert c["harm_00"]["utility"] == pytest.approx(-0.1) and c["harm_00"]["perturbation"] == "temporal_shift"
@@ -56,13 +60,13 @@ async def test_full_rule_selects_the_useful_memory(synthetic_records):
     # 1 no-memory + 4 with + 4 perturbed, all distinct; final = gold's with-memory answer, reused
     assert len(prompts) == 9 and len(set(prompts)) == 9
     assert sel.output is not None and sel.output.completion == "3 March 2022"
-    assert sel.details["final_answer_reused"] is True
+    assert diagnostics(sel)["final_answer_reused"] is True
 
 
 async def test_none_selected_reuses_the_no_memory_answer(synthetic_records):
     sel = await run(synthetic_records[0], respond=lambda p: "I do not know.")
     assert sel.picks == [] and sel.output is not None
-    assert sel.output.completion == sel.details["answer_no_memory"]
+    assert sel.output.completion == diagnostics(sel)["answer_no_memory"]
 
 
 async def test_thresholds(synthetic_records):
@@ -87,7 +91,7 @@ async def test_risk_filter_drops_harmful_that_passes_the_rule(synthetic_records)
 async def test_budget(synthetic_records):
     sel = await run(synthetic_records[0], respond=answers(gold_only=False), risk_filter=False, budget=1)
     assert len(sel.picks) == 1
-    reasons = sorted(c["reason"] for c in sel.details["candidates"] if c["key"] in ("gold_00", "harm_00"))
+    reasons = sorted(c["reason"] for c in diagnostics(sel)["candidates"] if c["key"] in ("gold_00", "harm_00"))
     assert reasons == ["over budget", "selected"]
 
 
@@ -96,7 +100,7 @@ async def test_no_perturb_uses_s_no_and_makes_no_perturbed_call(synthetic_record
     sel = await run(synthetic_records[0], prompts=prompts, ablation="no_perturb")
     assert [p.key for p in sel.picks] == ["gold_00"]
     gold = by_key(sel)["gold_00"]
-    assert gold["s_pert"] == sel.details["s_no"] and gold["stability"] == gold["utility"]
+    assert gold["s_pert"] == diagnostics(sel)["s_no"] and gold["stability"] == gold["utility"]
     assert len(prompts) == 5 and not any(p in q for q in prompts for p in PERTURBED)
 
 
@@ -120,7 +124,7 @@ async def test_oracle_selects_exactly_the_gold_candidates(synthetic_records):
     for record in synthetic_records:
         for k in (1, 2, 3):
             sel = await run(record, respond=lambda p: "x", ablation="oracle", k=k)
-            candidates = {c["key"] for c in sel.details["candidates"]}
+            candidates = {c["key"] for c in diagnostics(sel)["candidates"]}
             assert {p.key for p in sel.picks} == candidates & set(record.gold_memory_ids)
 
 
@@ -139,7 +143,7 @@ async def test_lazy_perturb_skips_calls_but_not_selections(synthetic_records):
         lazy = await run(record, prompts=lazy_prompts, lazy_perturb=True)
         assert eager.picks == lazy.picks
         assert set(lazy_prompts) <= set(eager_prompts)
-        for c in lazy.details["candidates"]:
+        for c in diagnostics(lazy)["candidates"]:
             assert (c["perturbed_skipped"] is not None) == (c["utility"] <= 0)
     assert len(lazy_prompts) < len(eager_prompts)
 
@@ -156,11 +160,11 @@ async def test_concurrent_answers_do_not_change_selections(synthetic_records):
     for _ in range(3):
         concurrent = await run(synthetic_records[0], respond=slow)
         assert concurrent.picks == sequential.picks
-        assert concurrent.details["candidates"] == sequential.details["candidates"]
+        assert diagnostics(concurrent)["candidates"] == diagnostics(sequential)["candidates"]
 
 
 def test_proposal_score_formula(synthetic_records):
-    from cmi_inspect.memory import Memory
+    from cmi_inspect.view import Memory
 
     memories = [Memory("a", "Priya adopted Comet", 1), Memory("b", "other words", 3)]
     scores = proposal_scores([1.0, -1.0], memories, "Priya adopted Comet")

@@ -7,11 +7,14 @@ that the eager run never sent would fail the test. One CMI pass in all.
 
 from __future__ import annotations
 
-from conftest import gold_scorer, memory_task_for, mock_model
+import pytest
+from cmi_inspect.retrieval import HashingEmbedder
+from cmi_inspect.strategies.cmi import CMI, CMIConfig, CMIDiagnostics
 from inspect_ai.model import GenerateConfig, Model, ModelOutput, get_model
 
-from cmi_inspect.retrieval import HashingEmbedder
-from cmi_inspect.strategies.cmi import CMI, CMIConfig
+from conftest import gold_scorer, memory_task_for, mock_model
+
+pytestmark = pytest.mark.slow  # runs the embedded local model
 
 MAX_TOKENS = 16
 """Short answers keep one CMI pass over 87 examples to a few minutes; the property
@@ -45,11 +48,10 @@ async def test_lazy_perturb_selects_the_same_on_the_release(real_records):
         task = memory_task_for(record, model=replay, score_answer=gold_scorer(record))
         lazy = await CMI(embedder, CMIConfig(lazy_perturb=True)).select(task)
         assert [p.key for p in lazy.picks] == [p.key for p in eager.picks], record.example_id
-        assert [c["reason"] for c in lazy.details["candidates"]] == [
-            c["reason"] for c in eager.details["candidates"]
-        ]
-        for c in lazy.details["candidates"]:
-            assert (c["perturbed_skipped"] is not None) == c["reason"].startswith("utility")
-        eager_calls += eager.details["model_calls"]
+        assert isinstance(lazy.details, CMIDiagnostics) and isinstance(eager.details, CMIDiagnostics)
+        assert [c.reason for c in lazy.details.candidates] == [c.reason for c in eager.details.candidates]
+        for c in lazy.details.candidates:
+            assert (c.perturbed_skipped is not None) == c.reason.startswith("utility")
+        eager_calls += eager.details.model_calls
         lazy_calls += len(replay_prompts)
     assert lazy_calls < eager_calls

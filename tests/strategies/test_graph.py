@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from conftest import memory_task_for
-
-from cmi_inspect.memory import Memory
 from cmi_inspect.strategies.graph import GraphMemory, graph_score, scope_nodes
+from cmi_inspect.view import Memory
+
+from conftest import memory_task_for
 
 
 def test_score_components():

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from conftest import memory_task_for
-
-from cmi_inspect.memory import Memory
 from cmi_inspect.strategies.reflection import ReflectionMemory, blind_reflections, conflicts, labelled_reflection
+from cmi_inspect.view import Memory
+
+from conftest import memory_task_for
 
 
 def test_labelled_reflections():

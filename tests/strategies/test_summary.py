@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from conftest import memory_task_for, mock_model
-
 from cmi_inspect.strategies.summary import SummaryMemory
+
+from conftest import memory_task_for, mock_model
 
 
 async def test_llm_summary_is_shown_as_one_memory(synthetic_records):

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from conftest import memory_task_for
-
 from cmi_inspect.retrieval import HashingEmbedder
 from cmi_inspect.strategies.vector import VectorMemory
+
+from conftest import memory_task_for
 
 
 async def test_top_k_by_cosine(synthetic_records):
@@ -13,8 +13,8 @@ async def test_top_k_by_cosine(synthetic_records):
     selection = await VectorMemory(HashingEmbedder(), k=2).select(task)
     keys = [p.key for p in selection.picks]
     assert len(keys) == 2 and set(keys) <= {"gold_00", "harm_00"}
-    scores = [p.score for p in selection.picks]
-    assert scores == sorted(scores, reverse=True)
+    scores = [p.score or 0.0 for p in selection.picks]
+    assert None not in [p.score for p in selection.picks] and scores == sorted(scores, reverse=True)
     assert "[gold_00] Priya adopted the greyhound Comet on 3 March 2022." in selection.prompt
     assert "Marco" not in selection.prompt
 

@@ -6,6 +6,7 @@ from inspect_ai.solver import Solver, solver
 
 from cmi_inspect.intervention import intervention_scorer
 from cmi_inspect.retrieval import make_embedder
+from cmi_inspect.strategies.base import strategy_solver
 from cmi_inspect.strategies.cmi import CMI, CMIConfig
 from cmi_inspect.strategies.full_history import FullHistory
 from cmi_inspect.strategies.graph import GraphMemory
@@ -13,7 +14,6 @@ from cmi_inspect.strategies.no_memory import NoMemory
 from cmi_inspect.strategies.reflection import ReflectionMemory
 from cmi_inspect.strategies.summary import SummaryMemory
 from cmi_inspect.strategies.vector import VectorMemory
-from cmi_inspect.strategy import strategy_solver
 
 
 @solver
@@ -89,7 +89,8 @@ def cmi(
         tau_u: Utility threshold (select if utility > tau_u).
         tau_s: Stability threshold (select if stability >= tau_s).
         budget: Most memories selected (default k).
-        ablation: ``full``, ``no_perturb``, ``utility_only``, ``stability_only`` or ``oracle``.
+        ablation: ``full`` or one of the ablations ``no_perturb``, ``utility_only``,
+            ``stability_only``, ``oracle`` (see ``ABLATIONS``).
         risk_filter: Drop memories labelled harmful (paper protocol).
         lazy_perturb: Skip a perturbed call when utility already rules the memory out.
         embedder: Embedder for the proposal score (``hashing`` or ``openai``).

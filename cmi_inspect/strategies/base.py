@@ -8,18 +8,19 @@ store and produces the final answer.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from inspect_ai.model import ChatMessageUser, Model, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState
 from inspect_ai.util import StoreModel
-from pydantic import Field
+from pydantic import BaseModel, Field
 
+from cmi_inspect.data import PastSession
 from cmi_inspect.dataset import CausalLocomoMetadata
-from cmi_inspect.memory import Memory, Session, memory_view
-from cmi_inspect.memory import Protocol as ProtocolName
+from cmi_inspect.view import Memory, ProtocolName, memory_view
 
 AnswerScorer = Callable[[str], Awaitable[float]]
 """Scores one answer to the sample's request (higher is better)."""
@@ -34,7 +35,8 @@ class MemoryTask:
 
     request: str
     memories: list[Memory]
-    sessions: list[Session]
+    sessions: list[PastSession]
+    """Past sessions, oldest first."""
     protocol: ProtocolName
     model: Model
     score_answer: AnswerScorer | None = None
@@ -54,15 +56,26 @@ class Pick:
 class Selection:
     picks: list[Pick]
     prompt: str
-    details: dict[str, Any] = field(default_factory=dict)
+    details: BaseModel | None = None
+    """The strategy's own typed record of how it chose, logged with the selection."""
     output: ModelOutput | None = None
     """An answer already generated for exactly ``prompt``, reused instead of a new call."""
 
 
-class MemoryStrategy(Protocol):
-    name: str
+MemoryNames = Mapping[str, str]
+"""Key a strategy saw -> how the scorer names that memory (id and label)."""
 
+
+class MemoryStrategy(ABC):
+    name: ClassVar[str]
+
+    @abstractmethod
     async def select(self, task: MemoryTask) -> Selection: ...
+
+    @classmethod
+    def explain(cls, details: dict[str, Any], names: MemoryNames) -> str:
+        """The strategy's details as Markdown for the sample's explanation ('' for none)."""
+        return ""
 
 
 class MemorySelection(StoreModel):
@@ -76,14 +89,10 @@ class MemorySelection(StoreModel):
 
 def memory_task(state: TaskState, answer_scorer: AnswerScorerFactory | None = None) -> MemoryTask:
     meta = state.metadata_as(CausalLocomoMetadata)
-    sessions = sorted(
-        (Session(timestamp=int(s["timestamp"]), content=s["content"]) for s in meta.past_sessions),
-        key=lambda s: s.timestamp,
-    )
     return MemoryTask(
         request=state.input_text,
         memories=memory_view(meta.example_id, meta.memory_bank, meta.protocol),
-        sessions=sessions,
+        sessions=sorted(meta.past_sessions, key=lambda s: s.timestamp),
         protocol=meta.protocol,
         model=get_model(),
         score_answer=answer_scorer(state) if answer_scorer else None,
@@ -101,7 +110,7 @@ def strategy_solver(
         record.strategy = strategy.name
         record.selected = [p.key for p in selection.picks]
         record.scores = [p.score for p in selection.picks]
-        record.details = selection.details
+        record.details = selection.details.model_dump(mode="json") if selection.details else {}
         state.messages = [ChatMessageUser(content=selection.prompt)]
         if selection.output is None:
             return await generate(state)

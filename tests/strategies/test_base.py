@@ -1,13 +1,13 @@
-"""The solver around every strategy: what it records, and that it records the same thing twice."""
+"""strategy_solver around every strategy: what it records, and that it records the same thing twice."""
 
 from __future__ import annotations
 
 import pytest
-from conftest import mock_model
 from inspect_ai import eval as inspect_eval
-
 from solvers import graph_memory, reflection_memory, summary_memory, vector_memory
 from tasks.causal_locomo import causal_locomo
+
+from conftest import mock_model, samples_of
 
 
 def selections(solver, tmp_path, protocol="paper"):
@@ -15,7 +15,7 @@ def selections(solver, tmp_path, protocol="paper"):
                          display="none", log_dir=str(tmp_path))
     assert log.status == "success"
     return {s.id: (s.store["MemorySelection:selected"], s.store["MemorySelection:scores"])
-            for s in log.samples}  # type: ignore[union-attr]
+            for s in samples_of(log)}
 
 
 @pytest.mark.parametrize(("solver", "count"), [

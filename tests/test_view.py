@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from cmi_inspect.memory import Memory, blind_key, key_to_memory_id, memory_view
+from cmi_inspect.data import MemoryRecord
+from cmi_inspect.view import Memory, blind_key, key_to_memory_id, memory_view
 
 BANK = [
-    {"memory_id": "gold_00", "content": "A", "timestamp": 1, "scope": "Priya", "label": "useful"},
-    {"memory_id": "harm_00", "content": "B", "timestamp": 2, "scope": "Priya", "label": "harmful"},
+    MemoryRecord(memory_id="gold_00", content="A", timestamp=1, scope="Priya", label="useful"),
+    MemoryRecord(memory_id="harm_00", content="B", timestamp=2, scope="Priya", label="harmful"),
 ]
 
 

@@ -1,0 +1,32 @@
+"""The one list of strategies and ablations, and the solvers Inspect builds from it by name."""
+
+from __future__ import annotations
+
+import pytest
+from inspect_ai.util import registry_create, registry_info
+
+import solvers  # noqa: F401  registers the bare-named solvers, as the task file does
+from cmi_inspect.strategies import STRATEGIES
+from cmi_inspect.strategies.cmi import ABLATIONS
+
+
+def test_every_strategy_has_a_bare_named_solver():
+    assert list(STRATEGIES) == ["cmi", "reflection_memory", "vector_memory", "graph_memory",
+                                "summary_memory", "full_history", "no_memory"]
+    assert sorted(solvers.__all__) == sorted(STRATEGIES)
+    for name, strategy in STRATEGIES.items():
+        assert strategy.name == name
+        assert registry_info(registry_create("solver", name)).name == name
+
+
+def test_ablations_describe_their_rule():
+    assert list(ABLATIONS) == ["full", "no_perturb", "utility_only", "stability_only", "oracle"]
+    assert ABLATIONS["full"].tests_utility and ABLATIONS["full"].tests_stability
+    assert not ABLATIONS["utility_only"].tests_stability and not ABLATIONS["stability_only"].tests_utility
+    assert ABLATIONS["no_perturb"].no_memory_as_perturbed and not ABLATIONS["no_perturb"].asks_perturbed
+    assert ABLATIONS["oracle"].by_label and not ABLATIONS["oracle"].asks_with
+
+
+def test_unknown_ablation():
+    with pytest.raises(ValueError, match="ablation must be one of"):
+        registry_create("solver", "cmi", ablation="random")

@@ -1,10 +1,19 @@
-"""``cmi-inspect``: run every strategy into one log directory, and report on any log directory."""
+"""``cmi-inspect``: run every strategy into one log directory, report on it, audit a data
+set's label artefacts, and build Causal-LoCoMo-XL."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+
+from cmi_inspect.errors import UserError
+
+DEFAULT_TIMEOUT = 300
+"""Seconds per model request: a slow local call fits, an unreachable endpoint does not hang."""
+DEFAULT_RETRIES = 3
 
 
 def _task_args(pairs: list[str]) -> dict[str, str]:
@@ -12,7 +21,7 @@ def _task_args(pairs: list[str]) -> dict[str, str]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
-            raise SystemExit(f"-T expects name=value, got {pair!r}")
+            raise UserError(f"-T expects name=value, got {pair!r}")
         args[key] = value
     return args
 
@@ -44,41 +53,100 @@ def main(argv: list[str] | None = None) -> int:
         help="task parameter, e.g. -T protocol=blind",
     )
 
+    run.add_argument(
+        "--timeout",
+        type=int,
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds before a model request is abandoned (default {DEFAULT_TIMEOUT})",
+    )
+    run.add_argument(
+        "--max-retries",
+        type=int,
+        default=DEFAULT_RETRIES,
+        help=f"retries of a failed model request (default {DEFAULT_RETRIES})",
+    )
+
     report = commands.add_parser("report", help="tables and figures from a log directory")
     report.add_argument("log_dir")
     report.add_argument("--out", type=Path, help="also write report.md, report.json and PNGs here")
 
+    audit = commands.add_parser("audit", help="how well surface artefacts give labels away")
+    audit.add_argument("--dataset", default="release", help="release (default) or xl")
+    audit.add_argument("--data-file", help="a JSONL file in the release's schema instead")
+    audit.add_argument("--protocol", default="blind", help="the view: blind (default) or paper")
+    audit.add_argument("--json", action="store_true", help="print the AUCs as one JSON object")
+
+    build = commands.add_parser("build-xl", help="build Causal-LoCoMo-XL from LoCoMo")
+    build.add_argument("out_dir", type=Path)
+
     args = parser.parse_args(argv)
-    if args.command == "run":
-        from dotenv import load_dotenv
+    try:
+        return COMMANDS[args.command](args)
+    except UserError as ex:
+        print(f"cmi-inspect {args.command}: {ex}", file=sys.stderr)
+        return 2
 
-        from cmi_inspect.run import run_all
-        from cmi_inspect.strategies import STRATEGIES
 
-        load_dotenv(Path.cwd() / ".env")  # the default model, as the inspect CLI reads it
+def _run(args: argparse.Namespace) -> int:
+    from dotenv import load_dotenv
 
-        strategies = args.strategies.split(",") if args.strategies else tuple(STRATEGIES)
-        ok = run_all(
-            args.log_dir,
-            task_file=args.task_file,
-            strategies=strategies,
-            ablations=args.ablations,
-            model=args.model,
-            limit=args.limit,
-            task_args=_task_args(args.task_args),
-            max_samples=args.max_samples,
-            max_tasks=args.max_tasks,
-        )
-        return 0 if ok else 1
-    from cmi_inspect.data import DataError
+    from cmi_inspect.run import run_all
+    from cmi_inspect.strategies import STRATEGIES
+
+    load_dotenv(Path.cwd() / ".env")  # the default model, as the inspect CLI reads it
+    strategies = args.strategies.split(",") if args.strategies else tuple(STRATEGIES)
+    ok = run_all(
+        args.log_dir,
+        task_file=args.task_file,
+        strategies=strategies,
+        ablations=args.ablations,
+        model=args.model,
+        limit=args.limit,
+        task_args=_task_args(args.task_args),
+        max_samples=args.max_samples,
+        max_tasks=args.max_tasks,
+        timeout=args.timeout,
+        max_retries=args.max_retries,
+    )
+    return 0 if ok else 1
+
+
+def _report(args: argparse.Namespace) -> int:
     from cmi_inspect.report import build_report
 
-    try:
-        print(build_report(args.log_dir, out=args.out))
-    except DataError as ex:
-        print(f"cmi-inspect report: {ex}", file=sys.stderr)
-        return 2
+    print(build_report(args.log_dir, out=args.out))
     return 0
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from cmi_inspect.audit import audit, audit_items, format_audit
+    from cmi_inspect.data import load_records
+    from cmi_inspect.dataset import dataset_path
+    from cmi_inspect.errors import choose
+    from cmi_inspect.view import PROTOCOLS
+
+    protocol = next(p for p in PROTOCOLS if p == choose("protocol", args.protocol, PROTOCOLS))
+    path = Path(args.data_file) if args.data_file else dataset_path(args.dataset)
+    result = audit(audit_items(load_records(path), protocol))
+    title = f"{path.name}, {protocol} view"
+    print(json.dumps(result) if args.json else format_audit(result, title))
+    return 0
+
+
+def _build_xl(args: argparse.Namespace) -> int:
+    from cmi_inspect.xl import build_xl, locomo_path
+
+    manifest = build_xl(locomo_path(), args.out_dir)
+    print(json.dumps(manifest, indent=2))
+    return 0
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "run": _run,
+    "report": _report,
+    "audit": _audit,
+    "build-xl": _build_xl,
+}
 
 
 if __name__ == "__main__":

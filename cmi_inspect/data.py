@@ -14,10 +14,12 @@ import tempfile
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from platformdirs import user_cache_dir
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+from cmi_inspect.errors import UserError
 
 DATA_DIR_ENV = "CMI_DATA_DIR"
 CACHE_DIR_ENV = "CMI_CACHE_DIR"
@@ -29,15 +31,16 @@ CAUSAL_LOCOMO_URL = (
 )
 CAUSAL_LOCOMO_SHA256 = "413b490d77ac971dd33a3781dfa3e20c208e2486d920718655e590f736baa3eb"
 
-TASK_FAMILIES = (
+TaskFamily = Literal[
     "temporal_memory_qa",
     "multi_evidence_memory_qa",
     "inferential_memory_qa",
     "factual_memory_qa",
-)
+]
+TASK_FAMILIES: tuple[str, ...] = get_args(TaskFamily)
 
 
-class DataError(ValueError):
+class DataError(UserError):
     """Raised for missing, corrupt or malformed benchmark data."""
 
 
@@ -83,7 +86,7 @@ class ExampleRecord(_Lenient):
     """One line of the release: a request, its memory bank and its answer key."""
 
     example_id: str
-    task_family: str
+    task_family: TaskFamily
     current_task: CurrentTask
     memory_bank: list[MemoryRecord]
     past_sessions: list[PastSession] = []
@@ -91,6 +94,22 @@ class ExampleRecord(_Lenient):
     bad_memory_ids: list[str]
     scoring_criteria: ScoringCriteria
     gold_behavior: str = ""
+
+
+def user_path(path: str | Path) -> Path:
+    """A path as the user meant it: relative paths from where they ran the command.
+
+    ``inspect eval`` loads a task from the task file's own folder, so the current
+    directory is not the user's; the shell's ``PWD`` still is.
+    """
+    given = Path(path).expanduser()
+    if given.is_absolute():
+        return given
+    bases = [Path(b) for b in (os.environ.get("PWD"), os.getcwd()) if b]
+    for base in bases:
+        if (base / given).exists():
+            return base / given
+    return bases[0] / given
 
 
 def _cache_dir() -> Path:
@@ -111,7 +130,7 @@ def _verify(path: Path, expected: str) -> None:
         raise DataError(f"Checksum mismatch for {path}: expected sha256 {expected}, found {found}.")
 
 
-def _download(url: str, dest: Path, expected: str) -> None:
+def _download(url: str, dest: Path, expected: str, relative: str) -> None:
     dest.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=dest.parent, delete=False) as tmp:
         tmp_path = Path(tmp.name)
@@ -122,9 +141,8 @@ def _download(url: str, dest: Path, expected: str) -> None:
         except (urllib.error.URLError, OSError) as ex:
             tmp_path.unlink(missing_ok=True)
             raise DataError(
-                f"Could not download the Causal-LoCoMo data from {url} ({ex}). "
-                f"Without network access, set {DATA_DIR_ENV} to a directory that "
-                f"holds {CAUSAL_LOCOMO_PATH}."
+                f"Could not download {url} ({ex}). Without network access, set "
+                f"{DATA_DIR_ENV} to a directory that holds {relative}."
             ) from ex
     try:
         _verify(tmp_path, expected)
@@ -134,24 +152,29 @@ def _download(url: str, dest: Path, expected: str) -> None:
     tmp_path.replace(dest)
 
 
-def causal_locomo_path() -> Path:
-    """Path of a verified copy of the release: local copy, cache, or a fresh download."""
+def pinned_file(relative: str, url: str, sha256: str) -> Path:
+    """A verified copy of a pinned public file: under ``CMI_DATA_DIR``, cached, or downloaded."""
     local_dir = os.environ.get(DATA_DIR_ENV)
     if local_dir:
-        path = Path(local_dir) / CAUSAL_LOCOMO_PATH
+        path = user_path(local_dir) / relative
         if not path.is_file():
             raise DataError(
-                f"{DATA_DIR_ENV}={local_dir} has no {CAUSAL_LOCOMO_PATH}; point it "
+                f"{DATA_DIR_ENV}={local_dir} has no {relative}; point it "
                 "at a directory laid out like the upstream data folder."
             )
-        _verify(path, CAUSAL_LOCOMO_SHA256)
+        _verify(path, sha256)
         return path
-    cached = _cache_dir() / CAUSAL_LOCOMO_PATH
+    cached = _cache_dir() / relative
     if cached.is_file():
-        _verify(cached, CAUSAL_LOCOMO_SHA256)
+        _verify(cached, sha256)
         return cached
-    _download(CAUSAL_LOCOMO_URL, cached, CAUSAL_LOCOMO_SHA256)
+    _download(url, cached, sha256, relative)
     return cached
+
+
+def causal_locomo_path() -> Path:
+    """Path of a verified copy of the release: local copy, cache, or a fresh download."""
+    return pinned_file(CAUSAL_LOCOMO_PATH, CAUSAL_LOCOMO_URL, CAUSAL_LOCOMO_SHA256)
 
 
 def _field_path(loc: tuple[int | str, ...]) -> str:
@@ -180,13 +203,14 @@ def parse_record(line: str, path: Path | str, lineno: int) -> ExampleRecord:
 
 def load_records(path: Path | str) -> list[ExampleRecord]:
     """Parse every non-empty line of a Causal-LoCoMo JSONL file."""
-    path = Path(path)
+    path = user_path(path)
     if not path.is_file():
         raise DataError(f"No such data file: {path}.")
     records: list[ExampleRecord] = []
     seen: set[str] = set()
-    with path.open(encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
+    with path.open("rb") as f:
+        for lineno, raw in enumerate(f, start=1):
+            line = _decode(raw.removeprefix(b"\xef\xbb\xbf") if lineno == 1 else raw, path, lineno)
             if not line.strip():
                 continue
             record = parse_record(line, path, lineno)
@@ -199,6 +223,16 @@ def load_records(path: Path | str) -> list[ExampleRecord]:
             _check_ids(record, path, lineno)
             records.append(record)
     return records
+
+
+def _decode(raw: bytes, path: Path, lineno: int) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as ex:
+        raise DataError(
+            f"{path}, line {lineno}: not UTF-8 text (byte {ex.start + 1} of the line); "
+            "save the file as UTF-8."
+        ) from None
 
 
 def _check_ids(record: ExampleRecord, path: Path, lineno: int) -> None:

@@ -18,7 +18,11 @@ from cmi_inspect.data import (
     causal_locomo_path,
     load_records,
 )
+from cmi_inspect.errors import UserError, choose
 from cmi_inspect.view import PROTOCOLS, ProtocolName
+
+DATASETS = ("release", "xl")
+"""``release``: the paper's 87 examples; ``xl``: Causal-LoCoMo-XL, built from LoCoMo."""
 
 
 class CausalLocomoMetadata(BaseModel, frozen=True):
@@ -66,20 +70,31 @@ def record_to_sample(record: ExampleRecord, protocol: ProtocolName) -> Sample:
     )
 
 
+def dataset_path(dataset: str) -> Path:
+    """The verified data file of a named dataset (built or downloaded on first use)."""
+    if choose("dataset", dataset, DATASETS) == "xl":
+        from cmi_inspect.xl import xl_path
+
+        return xl_path()
+    return causal_locomo_path()
+
+
 def causal_locomo_dataset(
     protocol: ProtocolName = "paper",
     task_families: Sequence[str] | None = None,
     data_file: str | Path | None = None,
+    dataset: str = "release",
 ) -> MemoryDataset:
     """The benchmark (or a file in its schema), optionally restricted to some families."""
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
+    choose("protocol", protocol, PROTOCOLS)
     families = list(task_families) if task_families else None
     if families:
         unknown = sorted(set(families) - set(TASK_FAMILIES))
         if unknown:
-            raise ValueError(f"Unknown task families {unknown}; choose from {TASK_FAMILIES}")
-    path = Path(data_file) if data_file else causal_locomo_path()
+            raise UserError(
+                f"Unknown task families {unknown}; choose from {', '.join(TASK_FAMILIES)}."
+            )
+    path = Path(data_file) if data_file else dataset_path(dataset)
     records = load_records(path)
     samples = [
         record_to_sample(r, protocol)
@@ -88,4 +103,5 @@ def causal_locomo_dataset(
     ]
     if not samples:
         raise DataError(f"No examples of families {families} in {path}.")
-    return MemoryDataset(samples, name="causal_locomo", location=str(path))
+    name = "causal_locomo" if data_file or dataset == "release" else f"causal_locomo_{dataset}"
+    return MemoryDataset(samples, name=name, location=str(path))

@@ -18,6 +18,7 @@ from typing import Any, Protocol, TypeVar
 import anyio
 import numpy as np
 
+from cmi_inspect.errors import choose
 from cmi_inspect.text import tokens
 
 T = TypeVar("T")
@@ -137,13 +138,14 @@ class E5Embedder(_CachingEmbedder):
 
 
 def make_embedder(name: str) -> Embedder:
+    choose("embedder", name, EMBEDDERS)
     if name == "hashing":
         return HashingEmbedder()
     if name == "openai":
         return OpenAIEmbedder()
     if name == "e5":
         return E5Embedder()
-    raise ValueError(f"Unknown embedder {name!r}; choose from {EMBEDDERS}")
+    raise AssertionError(name)
 
 
 def jaccard(a: str, b: str) -> float:

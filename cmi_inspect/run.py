@@ -19,13 +19,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from cmi_inspect.errors import UserError
 from cmi_inspect.strategies import STRATEGIES
 from cmi_inspect.strategies.cmi import ABLATIONS
 
 
 def load_task_file(path: Path) -> ModuleType:
     if not path.is_file():
-        raise FileNotFoundError(
+        raise UserError(
             f"No task file at {path}; run from the repository root or pass --task-file."
         )
     spec = importlib.util.spec_from_file_location("causal_locomo_task", path)
@@ -46,6 +47,8 @@ def run_all(
     task_args: dict[str, Any] | None = None,
     max_samples: int | None = None,
     max_tasks: int = 1,
+    timeout: int | None = None,
+    max_retries: int | None = None,
 ) -> bool:
     """Run the strategies (and CMI's ablations) with ``eval_set``; True when all succeeded."""
     from inspect_ai import eval_set, task_with
@@ -53,7 +56,7 @@ def run_all(
 
     unknown = sorted(set(strategies) - set(STRATEGIES))
     if unknown:
-        raise ValueError(f"Unknown strategies {unknown}; choose from {tuple(STRATEGIES)}")
+        raise UserError(f"Unknown strategies {unknown}; choose from {', '.join(STRATEGIES)}.")
     module = load_task_file(task_file)  # registers the solvers under their bare names
     plans = [registry_create("solver", name) for name in strategies]
     if ablations:
@@ -71,5 +74,7 @@ def run_all(
         retry_attempts=2,
         retry_on_error=1,
         fail_on_error=0.1,
+        timeout=timeout,
+        max_retries=max_retries,
     )
     return success

@@ -1,9 +1,10 @@
 """What a memory strategy may see of a sample, under each protocol (spec §3).
 
 ``paper`` shows what the reference run showed (id, content, scope, label).
-``blind`` shows content and timestamp only, under an opaque key derived from
-the example and memory ids, in an order that carries no label; only scorers
-map keys back to memory ids.
+``blind`` shows content and timestamp only, under an opaque key, in an order
+that carries no label; only scorers map keys back to memory ids. It also
+removes the release's label artefacts (``blinding``): the answer sentence
+that useful memories end with, and dates that only harmful memories have.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from cmi_inspect.blinding import blind_timestamps, strip_answer_suffix
 from cmi_inspect.data import MemoryRecord
 from cmi_inspect.prompts import memory_line
 
@@ -35,19 +37,39 @@ class Memory:
         return memory_line(self.key, self.content, self.scope, self.label)
 
 
-def blind_key(example_id: str, memory_id: str) -> str:
-    """A stable key that reveals nothing of the memory id (ids such as ``harm_00`` do)."""
-    return "m" + hashlib.sha256(f"{example_id}/{memory_id}".encode()).hexdigest()[:6]
+def blind_keys(example_id: str, bank: Sequence[MemoryRecord]) -> dict[str, str]:
+    """Memory id -> ``m1``, ``m2``, ... in an order drawn from a hash of the ids.
+
+    Ids such as ``harm_00`` name the answer key, so a strategy never sees them;
+    numbering the hash order makes every key of a bank distinct by construction.
+    """
+
+    def draw(m: MemoryRecord) -> str:
+        return hashlib.sha256(f"{example_id}/{m.memory_id}".encode()).hexdigest()
+
+    return {m.memory_id: f"m{i}" for i, m in enumerate(sorted(bank, key=draw), start=1)}
 
 
 def memory_view(
-    example_id: str, bank: Sequence[MemoryRecord], protocol: ProtocolName
+    example_id: str,
+    bank: Sequence[MemoryRecord],
+    protocol: ProtocolName,
+    session_timestamps: Sequence[int] = (),
 ) -> list[Memory]:
-    """The sample's memory bank as the given protocol lets a strategy see it."""
+    """The sample's memory bank as the given protocol lets a strategy see it.
+
+    ``session_timestamps`` (of the example's past sessions) bound the dates the
+    blind view shows.
+    """
     if protocol == "paper":
         return [Memory(m.memory_id, m.content, m.timestamp, m.scope, m.label) for m in bank]
-    view = [Memory(blind_key(example_id, m.memory_id), m.content, m.timestamp) for m in bank]
-    return sorted(view, key=lambda m: m.key)
+    keys = blind_keys(example_id, bank)
+    dates = blind_timestamps(example_id, bank, session_timestamps)
+    view = [
+        Memory(keys[m.memory_id], strip_answer_suffix(m.content), dates[m.memory_id])
+        for m in bank
+    ]
+    return sorted(view, key=lambda m: int(m.key[1:]))
 
 
 def key_to_memory_id(
@@ -56,4 +78,4 @@ def key_to_memory_id(
     """Map the keys a strategy saw back to memory ids (for scorers only)."""
     if protocol == "paper":
         return {m.memory_id: m.memory_id for m in bank}
-    return {blind_key(example_id, m.memory_id): m.memory_id for m in bank}
+    return {key: memory_id for memory_id, key in blind_keys(example_id, bank).items()}

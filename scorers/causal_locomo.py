@@ -6,11 +6,14 @@ from typing import Any
 
 from inspect_ai.model import get_model, model_roles
 from inspect_ai.scorer import (
+    Metric,
+    SampleScore,
     Score,
     Scorer,
     Target,
     grouped,
     mean,
+    metric,
     scorer,
     stderr,
 )
@@ -43,6 +46,16 @@ SELECTION_KEYS = (
 )
 
 
+@metric
+def count() -> Metric:
+    """How many samples have a true (non-zero) value: judge errors, say."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        return float(sum(1 for s in scores if s.score.as_float()))
+
+    return compute
+
+
 @scorer(
     metrics=[
         {
@@ -50,6 +63,7 @@ SELECTION_KEYS = (
             "deterministic": [mean()],
             "judge": [mean()],
             "success": [mean(), stderr()],
+            "judge_error": [count()],
         },
     ]
 )
@@ -57,7 +71,9 @@ def task_score() -> Scorer:
     """0.7 x deterministic rules + 0.3 x judge; success when the score is at least 0.7.
 
     The judge is the ``grader`` model role when one is given, else the
-    deterministic alias-match fallback; the score's metadata names which.
+    deterministic alias-match fallback; the score's metadata names which. A
+    grader reply that is no readable verdict scores 0 and is counted in the
+    ``judge_error`` metric, so a broken judge shows at a glance.
     """
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -81,6 +97,7 @@ def task_score() -> Scorer:
                 "deterministic": det,
                 "judge": verdict.score,
                 "success": 1.0 if total >= SUCCESS_THRESHOLD else 0.0,
+                "judge_error": 1.0 if verdict.error else 0.0,
             },
             answer=response,
             explanation=explanation,

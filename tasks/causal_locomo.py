@@ -15,6 +15,7 @@ from inspect_ai.model import GenerateConfig
 # package, so that Inspect registers their objects under bare names.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import cmi_inspect.log_tags  # noqa: E402, F401  names each run's strategy in View's log list
 from cmi_inspect.dataset import causal_locomo_dataset  # noqa: E402
 from cmi_inspect.judge import JUDGE_PROMPT_VERSION  # noqa: E402
 from cmi_inspect.prompts import PROMPT_VERSION  # noqa: E402
@@ -22,8 +23,8 @@ from scorers import memory_selection, task_score  # noqa: E402
 from solvers import no_memory  # noqa: E402
 
 ANSWER_MAX_TOKENS = 96
-TASK_VERSION = 2
-"""Bumped when the task's samples or scoring change (2: typed sample metadata)."""
+TASK_VERSION = 3
+"""Bumped when the task's samples or scoring change (3: typed sample metadata, blind view without label artefacts)."""
 
 
 @task
@@ -31,8 +32,9 @@ def causal_locomo(
     protocol: str = "paper",
     task_families: str | list[str] | None = None,
     data_file: str | None = None,
+    dataset: str = "release",
 ) -> Task:
-    """The Causal-LoCoMo benchmark (87 examples from LoCoMo).
+    """The Causal-LoCoMo benchmark: memory selection on LoCoMo conversations.
 
     Args:
         protocol: ``paper`` shows memory labels as the reference run did;
@@ -41,13 +43,16 @@ def causal_locomo(
         task_families: Restrict to these families (comma-separated or a list):
             temporal_memory_qa, multi_evidence_memory_qa,
             inferential_memory_qa, factual_memory_qa.
-        data_file: A JSONL file in the release's schema to use instead of the
-            pinned release (downloaded, or read from ``CMI_DATA_DIR``).
+        data_file: A JSONL file in the release's schema to use instead of a
+            named dataset (a relative path is read from where you run the command).
+        dataset: ``release`` (the paper's 87 examples, downloaded or read from
+            ``CMI_DATA_DIR``) or ``xl`` (Causal-LoCoMo-XL, built from LoCoMo on
+            first use and cached; samples ordered so any ``--limit`` is stratified).
     """
     if isinstance(task_families, str):
         task_families = [f.strip() for f in task_families.split(",") if f.strip()]
     return Task(
-        dataset=causal_locomo_dataset(protocol, task_families, data_file),  # type: ignore[arg-type]
+        dataset=causal_locomo_dataset(protocol, task_families, data_file, dataset),  # type: ignore[arg-type]
         solver=no_memory(),
         scorer=[task_score(), memory_selection()],
         config=GenerateConfig(temperature=0.0, max_tokens=ANSWER_MAX_TOKENS),

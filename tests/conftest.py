@@ -1,8 +1,9 @@
 """Test isolation and shared helpers.
 
 Inspect's data, cache and log directories go under a temporary directory (no
-writes into the home directory), the data comes from the local copy in
-``../shared/data``, and nothing needs the network.
+writes into the home directory). The data comes from the local copy in
+``../shared/data`` when it exists, else from the pinned download (cached for
+the session), as in a user's run.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ os.environ["INSPECT_LOG_DIR"] = str(_TMP / "logs")
 os.environ["CMI_CACHE_DIR"] = str(_TMP / "cmi-cache")
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["MPLCONFIGDIR"] = str(_TMP / "matplotlib")
-os.environ.setdefault("CMI_DATA_DIR", str(SHARED_DATA))
+if SHARED_DATA.is_dir():  # a local copy when there is one; else the pinned download, cached
+    os.environ.setdefault("CMI_DATA_DIR", str(SHARED_DATA))
 
 import pytest  # noqa: E402
 from inspect_ai.log import EvalLog, EvalSample  # noqa: E402
@@ -78,7 +80,8 @@ def memory_task_for(record, protocol: str = "paper", model: Model | None = None,
 
     return MemoryTask(
         request=record.current_task.instruction,
-        memories=memory_view(record.example_id, record.memory_bank, protocol),  # type: ignore[arg-type]
+        memories=memory_view(record.example_id, record.memory_bank, protocol,  # type: ignore[arg-type]
+                             [s.timestamp for s in record.past_sessions]),
         sessions=sorted(record.past_sessions, key=lambda s: s.timestamp),
         protocol=protocol,  # type: ignore[arg-type]
         model=model or mock_model(lambda p: "I do not know."),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from cmi_inspect.blinding import strip_answer_suffix
 from inspect_ai import eval as inspect_eval
 from solvers import cmi, full_history, graph_memory, no_memory, reflection_memory, summary_memory, vector_memory
 from tasks.causal_locomo import causal_locomo
@@ -91,7 +92,7 @@ def test_cmi_with_the_gold_scorer_refuses_blind(tmp_path):
 def _leaks(record: dict, prompt: str) -> list[str]:
     """Label-bearing or answer-key strings in the prompt that the visible text does not contain."""
     visible = "\n".join([record["current_task"]["instruction"],
-                         *(m["content"] for m in record["memory_bank"]),
+                         *(strip_answer_suffix(m["content"]) for m in record["memory_bank"]),
                          *(s["content"] for s in record["past_sessions"])]).lower()
     secrets = {"useful", "irrelevant", "harmful", "[label:", record["gold_behavior"]}
     for m in record["memory_bank"]:
@@ -109,9 +110,10 @@ def test_release_prompts_carry_nothing_beyond_visible_text(name, tmp_path, real_
     def source(prompt: str) -> dict:
         # an answer prompt carries the question; the summary request, the whole bank
         return next(r for r in records if f"Question: {r['current_task']['instruction']}\n" in prompt
-                    or all(m["content"] in prompt for m in r["memory_bank"]))
+                    or all(strip_answer_suffix(m["content"]) in prompt for m in r["memory_bank"]))
 
     prompts = capture(SOLVERS[name](), tmp_path)
     assert len(prompts) >= 87
     for prompt in prompts:
         assert _leaks(source(prompt), prompt) == []
+        assert "Resolved temporal answer" not in prompt and "Resolved answer for" not in prompt

@@ -14,20 +14,27 @@ from cmi_inspect.prompts import PROMPT_VERSION
 from inspect_ai.log import EvalLog, read_eval_log
 from tasks.causal_locomo import TASK_VERSION
 
-from conftest import REPO, samples_of, score_of, value_of
+from conftest import REPO, SYNTHETIC, samples_of, score_of, value_of
 
-pytestmark = pytest.mark.slow  # runs the embedded local model
+SLOW = pytest.mark.slow  # runs the embedded local model
 
 INSPECT = str(Path(sys.executable).parent / "inspect")
 
 
-def inspect_eval(tmp_path: Path, *args: str) -> EvalLog:
+def run_inspect_eval(
+    tmp_path: Path, *args: str, check: bool = True, display: str = "none"
+) -> subprocess.CompletedProcess[str]:
+    """``inspect eval tasks/causal_locomo.py ARGS`` from the repository root, as a user types it."""
     env = {k: v for k, v in os.environ.items() if k not in ("INSPECT_EVAL_MODEL", "INSPECT_LOG_DIR")}
-    before = set(tmp_path.glob("*.eval"))
-    subprocess.run(
-        [INSPECT, "eval", "tasks/causal_locomo.py", "--log-dir", str(tmp_path), "--display", "none", *args],
-        cwd=REPO, env=env, check=True, capture_output=True, text=True,
+    return subprocess.run(
+        [INSPECT, "eval", "tasks/causal_locomo.py", "--log-dir", str(tmp_path), "--display", display, *args],
+        cwd=REPO, env={**env, "PWD": str(REPO)}, check=check, capture_output=True, text=True,
     )
+
+
+def inspect_eval(tmp_path: Path, *args: str) -> EvalLog:
+    before = set(tmp_path.glob("*.eval"))
+    run_inspect_eval(tmp_path, *args)
     [path] = set(tmp_path.glob("*.eval")) - before
     log = read_eval_log(str(path))
     assert log.status == "success", log.error
@@ -38,6 +45,7 @@ def selections(log: EvalLog) -> dict[str, list[str]]:
     return {str(s.id): score_of(s, "memory_selection").metadata["selected"] for s in samples_of(log)}
 
 
+@SLOW
 def test_no_memory_on_the_default_local_model(tmp_path):
     log = inspect_eval(tmp_path, "--solver", "no_memory", "--limit", "2")
     assert log.eval.model == "gguf/smollm2"
@@ -52,6 +60,7 @@ def test_no_memory_on_the_default_local_model(tmp_path):
         assert sample.model_usage["gguf/smollm2"].output_tokens > 0
 
 
+@SLOW
 def test_full_history_records_the_whole_bank(tmp_path):
     log = inspect_eval(tmp_path, "--solver", "full_history", "--limit", "2")
     for sample in samples_of(log):
@@ -61,6 +70,7 @@ def test_full_history_records_the_whole_bank(tmp_path):
         assert "Earlier conversations:" in sample.messages[0].text
 
 
+@SLOW
 @pytest.mark.parametrize(("solver", "args", "expected"), [
     ("summary_memory", [], "bank"),
     ("vector_memory", [], 3),
@@ -77,6 +87,7 @@ def test_bank_strategies(tmp_path, solver, args, expected):
         assert value_of(sample, "memory_selection")["n_selected"] == n
 
 
+@SLOW
 def test_cmi_is_deterministic_and_logs_its_candidates(tmp_path):
     first = inspect_eval(tmp_path, "--solver", "cmi", "--limit", "2")
     second = inspect_eval(tmp_path, "--solver", "cmi", "--limit", "2")
@@ -89,6 +100,7 @@ def test_cmi_is_deterministic_and_logs_its_candidates(tmp_path):
         assert "| s_with | s_pert |" in score_of(sample, "memory_selection").explanation
 
 
+@SLOW
 @pytest.mark.parametrize("ablation", ["no_perturb", "utility_only", "stability_only", "oracle"])
 def test_cmi_ablations(tmp_path, ablation):
     log = inspect_eval(tmp_path, "--solver", "cmi", "-S", f"ablation={ablation}", "--limit", "1")
@@ -106,3 +118,29 @@ def test_model_flag_swaps_the_response_model(tmp_path):
     assert log.eval.model == "fixed_latency/0"
     [sample] = samples_of(log)
     assert list(sample.model_usage) == ["fixed_latency/0"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["-T", "protocol=open"], "Unknown protocol 'open'; choose from paper, blind."),
+    (["-T", "dataset=big"], "Unknown dataset 'big'; choose from release, xl."),
+    (["-T", "task_families=trivia"], "Unknown task families ['trivia']"),
+    (["-T", "data_file=missing.jsonl"], "No such data file:"),
+    (["--solver", "vector_memory", "-S", "top_k=-1"], "top_k must be an integer of at least 1, got -1."),
+    (["--solver", "graph_memory", "-S", "top_k=abc"], "top_k must be an integer of at least 1, got 'abc'."),
+    (["--solver", "vector_memory", "-S", "embedder=bert"], "Unknown embedder 'bert'; choose from"),
+    (["--solver", "summary_memory", "-S", "mode=poem"], "Unknown summary mode 'poem'; choose from llm, concat."),
+])
+def test_user_errors_are_one_line_without_traceback(tmp_path, args, message):
+    result = run_inspect_eval(tmp_path, "--model", "fixed_latency/0", "--limit", "1", *args, check=False,
+                              display="plain")  # "none" would print nothing at all
+    printed = result.stdout + result.stderr
+    assert result.returncode != 0 and "Traceback" not in printed, printed
+    # the message alone, perhaps wrapped by the terminal, and Inspect's monitor hint
+    ours = " ".join(line for line in printed.splitlines() if not line.startswith("Monitor from"))
+    assert message in " ".join(ours.split()) and len(ours.split()) < 40, printed
+
+
+def test_a_relative_data_file_is_read_from_where_the_command_ran(tmp_path):
+    relative = SYNTHETIC.relative_to(REPO)  # from the repository root, where the user stands
+    log = inspect_eval(tmp_path, "--model", "fixed_latency/0", "-T", f"data_file={relative}")
+    assert len(samples_of(log)) == 3

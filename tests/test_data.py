@@ -11,9 +11,7 @@ import pytest
 from cmi_inspect import data
 from cmi_inspect.data import DataError, causal_locomo_path, load_records
 
-from conftest import SHARED_DATA, SYNTHETIC
-
-RELEASE = SHARED_DATA / data.CAUSAL_LOCOMO_PATH
+from conftest import SYNTHETIC
 
 
 def test_release_statistics(real_records):
@@ -63,7 +61,8 @@ def _edited(tmp_path: Path, line: int, edit) -> Path:
      r"line 1, field 'gold_memory_ids\[0\]': 'gold_99' is not in memory_bank"),
     (1, lambda r: r["memory_bank"][1].update(memory_id="gold_00"),
      r"line 2, field 'memory_bank\[1\].memory_id': duplicate"),
-], ids=["missing field", "bad label", "wrong type", "unknown gold id", "duplicate memory id"])
+    (2, lambda r: r.update(task_family="bogus"), r"line 3, field 'task_family': Input should be"),
+], ids=["missing field", "bad label", "wrong type", "unknown gold id", "duplicate memory id", "unknown family"])
 def test_bad_field_names_file_line_and_field(tmp_path, line, edit, message):
     path = _edited(tmp_path, line, edit)
     with pytest.raises(DataError, match=rf"{path}, {message}"):
@@ -98,7 +97,7 @@ def test_local_dir_without_the_file(tmp_path, monkeypatch):
 
 
 def test_no_data_and_no_network_says_which_variable(tmp_path, monkeypatch):
-    monkeypatch.delenv(data.DATA_DIR_ENV)
+    monkeypatch.delenv(data.DATA_DIR_ENV, raising=False)
     monkeypatch.setenv(data.CACHE_DIR_ENV, str(tmp_path))
     monkeypatch.setattr(data, "CAUSAL_LOCOMO_URL", "http://127.0.0.1:9/causal.jsonl")
     with pytest.raises(DataError, match="set CMI_DATA_DIR"):
@@ -107,9 +106,10 @@ def test_no_data_and_no_network_says_which_variable(tmp_path, monkeypatch):
 
 
 def test_download_is_verified_and_cached(tmp_path, monkeypatch):
-    monkeypatch.delenv(data.DATA_DIR_ENV)
+    release = causal_locomo_path()  # the local copy or the session's own download
+    monkeypatch.delenv(data.DATA_DIR_ENV, raising=False)
     monkeypatch.setenv(data.CACHE_DIR_ENV, str(tmp_path))
-    monkeypatch.setattr(data, "CAUSAL_LOCOMO_URL", RELEASE.as_uri())
+    monkeypatch.setattr(data, "CAUSAL_LOCOMO_URL", release.as_uri())
     path = causal_locomo_path()
     assert path == tmp_path / data.CAUSAL_LOCOMO_PATH
     assert data.sha256_of(path) == data.CAUSAL_LOCOMO_SHA256
@@ -118,7 +118,7 @@ def test_download_is_verified_and_cached(tmp_path, monkeypatch):
 
 
 def test_download_with_wrong_checksum_leaves_nothing(tmp_path, monkeypatch):
-    monkeypatch.delenv(data.DATA_DIR_ENV)
+    monkeypatch.delenv(data.DATA_DIR_ENV, raising=False)
     monkeypatch.setenv(data.CACHE_DIR_ENV, str(tmp_path / "cache"))
     wrong = tmp_path / "wrong.jsonl"
     shutil.copy(SYNTHETIC, wrong)
@@ -126,3 +126,26 @@ def test_download_with_wrong_checksum_leaves_nothing(tmp_path, monkeypatch):
     with pytest.raises(DataError, match="Checksum mismatch"):
         causal_locomo_path()
     assert not any(p.is_file() for p in (tmp_path / "cache").rglob("*"))
+
+
+def test_a_byte_order_mark_is_accepted(tmp_path):
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + SYNTHETIC.read_bytes())
+    assert [r.example_id for r in load_records(path)] == [r.example_id for r in load_records(SYNTHETIC)]
+
+
+def test_text_that_is_not_utf8_names_file_and_line(tmp_path):
+    lines = _synthetic_lines()
+    path = tmp_path / "latin1.jsonl"
+    path.write_bytes("\n".join(lines[:2]).encode() + b"\n" + lines[2].replace("Priya", "Andr\u00e9").encode("latin-1"))
+    with pytest.raises(DataError, match=rf"{path}, line 3: not UTF-8 text"):
+        load_records(path)
+
+
+def test_relative_paths_are_read_from_where_the_user_ran_the_command(tmp_path, monkeypatch):
+    (tmp_path / "mine").mkdir()
+    shutil.copy(SYNTHETIC, tmp_path / "mine" / "data.jsonl")
+    monkeypatch.setenv("PWD", str(tmp_path))  # the shell's directory; the process is elsewhere
+    assert len(load_records("mine/data.jsonl")) == 3
+    with pytest.raises(DataError, match=rf"No such data file: {tmp_path}/mine/missing.jsonl"):
+        load_records("mine/missing.jsonl")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 from cmi_inspect.dataset import CausalLocomoMetadata, causal_locomo_dataset
+from cmi_inspect.errors import UserError
+from inspect_ai._util.error import PrerequisiteError
 
 from conftest import SYNTHETIC
 
@@ -38,8 +40,16 @@ def test_family_filter_and_protocol():
     assert {(s.metadata or {}).get("protocol") for s in dataset} == {"blind"}
 
 
-def test_bad_parameters():
-    with pytest.raises(ValueError, match="protocol must be one of"):
+def test_bad_parameters_are_user_errors():
+    with pytest.raises(UserError, match="Unknown protocol 'open'; choose from paper, blind"):
         causal_locomo_dataset("open")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="Unknown task families"):
+    with pytest.raises(UserError, match="Unknown task families"):
         causal_locomo_dataset(task_families=["trivia"])
+    with pytest.raises(UserError, match="Unknown dataset 'big'; choose from release, xl"):
+        causal_locomo_dataset(dataset="big")
+    assert issubclass(UserError, PrerequisiteError)  # inspect eval prints it without a traceback
+
+
+def test_xl_by_name():
+    dataset = causal_locomo_dataset(dataset="xl", task_families=["inferential_memory_qa"])
+    assert dataset.name == "causal_locomo_xl" and len(dataset) >= 1

@@ -10,9 +10,10 @@ from cmi_inspect.report.runs import read_runs
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
+from inspect_ai.log import read_eval_log
 from inspect_ai.solver import generate
 from PIL import Image
-from solvers import cmi, graph_memory, no_memory
+from solvers import cmi, graph_memory, no_memory, summary_memory, vector_memory
 from tasks.causal_locomo import causal_locomo
 
 from conftest import SYNTHETIC, mock_model
@@ -28,14 +29,23 @@ def log_dir(tmp_path_factory):
 
     def run(solver, respond, task=None, **task_args):
         inspect_eval(task or causal_locomo(data_file=str(SYNTHETIC), **task_args), solver=solver,
-                     model=mock_model(respond), display="none", log_dir=str(path))
+                     model=mock_model(respond), display="none", log_dir=str(path), fail_on_error=False)
+
+    def fail_on(question: str):
+        def respond(prompt: str) -> str:
+            if question in prompt:
+                raise RuntimeError("the model is down")
+            return "I do not know."
+        return respond
 
     run(no_memory(), lambda p: "superseded")  # an older no_memory log
     run(no_memory(), lambda p: "I do not know.")
     run(graph_memory(top_k=1), lambda p: "3 March 2022")
     run(cmi(k=4), answer_3_march)
-    run(cmi(), lambda p: "x", protocol="blind")  # refuses: status error
     run(generate(), lambda p: "x", task=Task(dataset=[Sample(input="hi")], name="other_task"))
+    run(vector_memory(embedder="hashing"), fail_on("Which two"))  # one sample of three fails
+    run(summary_memory(mode="concat"), fail_on(""))  # every sample fails
+    (path / "2026-01-01T00-00-00-00-00_causal-locomo_damaged.eval").write_bytes(b"not a zip file")
     return path
 
 
@@ -46,7 +56,7 @@ def by_strategy(log_dir):
 
 def test_rows_match_hand_computed_values(log_dir):
     rows, _ = by_strategy(log_dir)
-    assert list(rows) == ["cmi", "graph_memory", "no_memory"]
+    assert list(rows) == ["cmi", "vector_memory", "graph_memory", "summary_memory", "no_memory"]
     # "I do not know.": 3/5, 3/5 and 2/4 deterministic, judge 0 -> 0.42, 0.42, 0.35
     none = rows["no_memory"]
     assert none.metrics["score"].mean == pytest.approx((0.42 + 0.42 + 0.35) / 3)
@@ -73,9 +83,25 @@ def test_rows_match_hand_computed_values(log_dir):
 
 def test_skipped_logs_are_noted(log_dir):
     _, notes = by_strategy(log_dir)
-    assert any("status 'error'; skipped" in n for n in notes)
+    assert any(n.startswith("2026-01-01T00-00-00-00-00_causal-locomo_damaged.eval: unreadable") for n in notes)
     assert any("task 'other_task' is not causal_locomo" in n for n in notes)
     assert sum("superseded" in n for n in notes) == 1
+
+
+def test_failed_samples_are_counted_not_hidden(log_dir):
+    rows, _ = by_strategy(log_dir)
+    assert (rows["vector_memory"].samples, rows["vector_memory"].failed) == (2, 1)
+    assert (rows["summary_memory"].samples, rows["summary_memory"].failed) == (0, 3)
+    markdown = build_report(str(log_dir))
+    assert "| vector_memory | mockllm/model | paper | 2 | 1 |" in markdown
+    assert "| summary_memory | mockllm/model | paper | 0 | 3 | - |" in markdown
+
+
+def test_seconds_per_sample_is_what_the_samples_spent(log_dir):
+    rows, _ = by_strategy(log_dir)
+    [log] = [read_eval_log(str(p)) for p in log_dir.glob("*.eval") if rows["graph_memory"].log == p.name]
+    spent = [s.working_time or 0.0 for s in log.samples or []]
+    assert rows["graph_memory"].seconds_per_sample == pytest.approx(sum(spent) / len(spent))
 
 
 def test_markdown_json_and_figures(log_dir, tmp_path):

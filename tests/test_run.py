@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from cmi_inspect.errors import UserError
 from cmi_inspect.run import run_all
 from inspect_ai.log import list_eval_logs, read_eval_log
 
@@ -23,7 +24,7 @@ def test_runs_strategies_and_resumes_without_recomputing(tmp_path):
 
 
 def test_unknown_strategy(tmp_path):
-    with pytest.raises(ValueError, match="Unknown strategies"):
+    with pytest.raises(UserError, match="Unknown strategies"):
         run_all(str(tmp_path), task_file=REPO / "tasks" / "causal_locomo.py", strategies=["rag"])
-    with pytest.raises(FileNotFoundError, match="No task file"):
+    with pytest.raises(UserError, match="No task file"):
         run_all(str(tmp_path), task_file=tmp_path / "missing.py")

@@ -48,7 +48,7 @@ def test_task_score_with_the_fallback_judge(tmp_path):
     log = run(no_memory(), respond, tmp_path, data_file=str(SYNTHETIC))
     scores = {s.id: score_of(s, "task_score") for s in samples_of(log)}
     perfect = scores["syn_0000"]
-    assert perfect.value == {"score": 1.0, "deterministic": 1.0, "judge": 1.0, "success": 1.0}
+    assert perfect.value == {"score": 1.0, "deterministic": 1.0, "judge": 1.0, "success": 1.0, "judge_error": 0.0}
     assert perfect.metadata["judge"].startswith("alias-match")
     assert perfect.metadata["judge_prompt_version"] == JUDGE_PROMPT_VERSION
     wrong = scores["syn_0001"].value
@@ -75,6 +75,17 @@ def test_grader_role_judges_and_bad_verdicts_score_zero(tmp_path):
     assert failed.metadata["judge_raw"] == "I refuse to grade."
     assert "judge verdict scored 0" in failed.explanation
     assert all(s.metadata["judge"] == "mockllm/model" for s in judged)
+    assert log.results is not None
+    errors = next(s for s in log.results.scores if s.name == "judge_error")
+    assert errors.metrics["count"].value == 1.0  # the unreadable verdict, counted
+
+
+def test_headline_metric_is_the_mean_task_score(tmp_path):
+    log = run(no_memory(), lambda p: "I do not know.", tmp_path, data_file=str(SYNTHETIC))
+    assert log.results is not None
+    first = next(s for s in log.results.scores if s.metrics)
+    assert (first.name, next(iter(first.metrics))) == ("score", "mean")
+    assert first.metrics["mean"].value == pytest.approx((0.42 + 0.42 + 0.35) / 3)
 
 
 def test_selection_is_explained_with_ids_and_scores(tmp_path):

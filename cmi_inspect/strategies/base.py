@@ -89,9 +89,10 @@ class MemorySelection(StoreModel):
 
 def memory_task(state: TaskState, answer_scorer: AnswerScorerFactory | None = None) -> MemoryTask:
     meta = state.metadata_as(CausalLocomoMetadata)
+    sessions = [s.timestamp for s in meta.past_sessions]
     return MemoryTask(
         request=state.input_text,
-        memories=memory_view(meta.example_id, meta.memory_bank, meta.protocol),
+        memories=memory_view(meta.example_id, meta.memory_bank, meta.protocol, sessions),
         sessions=sorted(meta.past_sessions, key=lambda s: s.timestamp),
         protocol=meta.protocol,
         model=get_model(),

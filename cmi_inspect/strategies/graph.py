@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from cmi_inspect.errors import positive_int
 from cmi_inspect.prompts import memory_prompt
 from cmi_inspect.retrieval import jaccard, top_k
 from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Pick, Selection
@@ -43,7 +44,7 @@ class GraphMemory(MemoryStrategy):
     name = "graph_memory"
 
     def __init__(self, k: int = 3) -> None:
-        self.k = k
+        self.k = positive_int("top_k", k)
 
     async def select(self, task: MemoryTask) -> Selection:
         scores = [graph_score(task.request, m) for m in task.memories]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from cmi_inspect.errors import positive_int
 from cmi_inspect.prompts import memory_prompt
 from cmi_inspect.retrieval import bow_cosine, top_k
 from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Pick, Selection
@@ -78,7 +79,7 @@ class ReflectionMemory(MemoryStrategy):
     name = "reflection_memory"
 
     def __init__(self, k: int = 3) -> None:
-        self.k = k
+        self.k = positive_int("top_k", k)
 
     async def select(self, task: MemoryTask) -> Selection:
         if task.protocol == "paper":

@@ -10,6 +10,7 @@ from __future__ import annotations
 from inspect_ai.model import GenerateConfig, get_model
 from pydantic import BaseModel
 
+from cmi_inspect.errors import choose
 from cmi_inspect.prompts import memory_prompt
 from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Pick, Selection
 
@@ -35,9 +36,7 @@ class SummaryMemory(MemoryStrategy):
     name = "summary_memory"
 
     def __init__(self, mode: str = "llm") -> None:
-        if mode not in SUMMARY_MODES:
-            raise ValueError(f"summary mode must be one of {SUMMARY_MODES}, got {mode!r}")
-        self.mode = mode
+        self.mode = choose("summary mode", mode, SUMMARY_MODES)
 
     async def select(self, task: MemoryTask) -> Selection:
         if self.mode == "concat":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from cmi_inspect.errors import positive_int
 from cmi_inspect.prompts import memory_prompt
 from cmi_inspect.retrieval import Embedder, top_k
 from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Pick, Selection
@@ -24,7 +25,7 @@ class VectorMemory(MemoryStrategy):
 
     def __init__(self, embedder: Embedder, k: int = 3) -> None:
         self.embedder = embedder
-        self.k = k
+        self.k = positive_int("top_k", k)
 
     async def select(self, task: MemoryTask) -> Selection:
         scores = await self.embedder.cosine(task.request, [m.content for m in task.memories])

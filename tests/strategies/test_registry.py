@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from inspect_ai.util import registry_create, registry_info
-
 import solvers  # noqa: F401  registers the bare-named solvers, as the task file does
 from cmi_inspect.strategies import STRATEGIES
 from cmi_inspect.strategies.cmi import ABLATIONS
+from inspect_ai.util import registry_create, registry_info
 
 
 def test_every_strategy_has_a_bare_named_solver():

@@ -1,0 +1,48 @@
+"""The one kind of error a user's own input causes: printed as one line, never a traceback.
+
+It is Inspect's ``PrerequisiteError``, which ``inspect eval`` prints as a short
+message; ``cmi-inspect`` prints it the same way.
+"""
+
+from __future__ import annotations
+
+from inspect_ai._util.error import PrerequisiteError
+
+
+class UserError(PrerequisiteError, ValueError):
+    """A bad file, parameter or choice, with a message that says which and what to do."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.args = (message,)
+
+    def __str__(self) -> str:
+        return str(self.message)
+
+
+def choose(kind: str, value: object, choices: tuple[str, ...] | list[str]) -> str:
+    """``value`` if it is one of ``choices``, else a UserError naming them."""
+    if value not in choices:
+        raise UserError(f"Unknown {kind} {value!r}; choose from {', '.join(choices)}.")
+    return str(value)
+
+
+def positive_int(name: str, value: object, minimum: int = 1) -> int:
+    """An integer parameter of at least ``minimum``, from an int or its text (``-S k=3``)."""
+    try:
+        number = int(str(value)) if not isinstance(value, bool) else None
+    except ValueError:
+        number = None
+    if number is None or number < minimum:
+        raise UserError(f"{name} must be an integer of at least {minimum}, got {value!r}.")
+    return number
+
+
+def number(name: str, value: object) -> float:
+    """A real-valued parameter, from a number or its text (``-S tau_u=0.1``)."""
+    try:
+        if isinstance(value, bool):
+            raise ValueError
+        return float(str(value))
+    except ValueError:
+        raise UserError(f"{name} must be a number, got {value!r}.") from None

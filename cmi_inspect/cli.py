@@ -66,6 +66,13 @@ def main(argv: list[str] | None = None) -> int:
         help=f"retries of a failed model request (default {DEFAULT_RETRIES})",
     )
 
+    run.add_argument(
+        "--no-cache",
+        dest="cache",
+        action="store_false",
+        help="send every model call (by default answers already computed are reused)",
+    )
+
     report = commands.add_parser("report", help="tables and figures from a log directory")
     report.add_argument("log_dir")
     report.add_argument("--out", type=Path, help="also write report.md, report.json and PNGs here")
@@ -107,6 +114,7 @@ def _run(args: argparse.Namespace) -> int:
         max_tasks=args.max_tasks,
         timeout=args.timeout,
         max_retries=args.max_retries,
+        cache=args.cache,
     )
     return 0 if ok else 1
 

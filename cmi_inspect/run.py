@@ -49,9 +49,17 @@ def run_all(
     max_tasks: int = 1,
     timeout: int | None = None,
     max_retries: int | None = None,
+    cache: bool = True,
 ) -> bool:
-    """Run the strategies (and CMI's ablations) with ``eval_set``; True when all succeeded."""
+    """Run the strategies (and CMI's ablations) with ``eval_set``; True when all succeeded.
+
+    With ``cache`` every model call goes through Inspect's model-call cache: the task
+    answers at temperature 0, so a prompt asked before (by another strategy, an
+    ablation, a rerun) is read back instead of generated again. The cache key holds the
+    model's identity (for a local GGUF file, its content hash) and the whole prompt.
+    """
     from inspect_ai import eval_set, task_with
+    from inspect_ai.model import CachePolicy
     from inspect_ai.util import registry_create
 
     unknown = sorted(set(strategies) - set(STRATEGIES))
@@ -76,5 +84,6 @@ def run_all(
         fail_on_error=0.1,
         timeout=timeout,
         max_retries=max_retries,
+        cache=CachePolicy(expiry=None) if cache else None,
     )
     return success

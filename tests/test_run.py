@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from cmi_inspect.errors import UserError
+from cmi_inspect.report.runs import read_runs
 from cmi_inspect.run import run_all
 from inspect_ai.log import list_eval_logs, read_eval_log
 
@@ -28,3 +29,17 @@ def test_unknown_strategy(tmp_path):
         run_all(str(tmp_path), task_file=REPO / "tasks" / "causal_locomo.py", strategies=["rag"])
     with pytest.raises(UserError, match="No task file"):
         run_all(str(tmp_path), task_file=tmp_path / "missing.py")
+
+
+def test_ablations_after_a_run_read_the_model_call_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    args = dict(task_file=REPO / "tasks" / "causal_locomo.py", model="fixed_latency/0",
+                task_args={"data_file": str(SYNTHETIC)})
+    assert run_all(str(tmp_path / "plain"), strategies=["cmi"], **args)
+    assert run_all(str(tmp_path / "ablations"), strategies=["cmi"], ablations=True, **args)
+    runs, _ = read_runs(str(tmp_path / "ablations"))
+    hits = {r.strategy: (r.cache_hits, r.calls) for r in runs}
+    assert hits["cmi"][0] == hits["cmi"][1] > 0  # every call of the rerun comes from the cache
+    assert hits["cmi[no_perturb]"][0] == hits["cmi[no_perturb]"][1]  # its prompts are a subset of CMI's
+    uncached = run_all(str(tmp_path / "uncached"), strategies=["cmi"], cache=False, **args)
+    assert uncached and read_runs(str(tmp_path / "uncached"))[0][0].cache_hits == 0

@@ -1,0 +1,176 @@
+"""Read a directory of Causal-LoCoMo logs into one summary per strategy run.
+
+Everything comes from the logs: the headline means and standard errors from
+each log's own metrics, costs and CMI's candidates from its samples, and the
+memory labels from each sample's metadata (scorers' data, never shown to a
+blind strategy). Unreadable logs, other tasks and unfinished runs are named
+in notes instead of stopping the report.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.event import ModelEvent
+from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
+
+from cmi_inspect.dataset import CausalLocomoMetadata
+from cmi_inspect.report.stats import Mean
+from cmi_inspect.strategies import STRATEGIES
+from cmi_inspect.strategies.base import MemorySelection
+from cmi_inspect.view import key_to_memory_id
+
+TASK_NAME = "causal_locomo"
+SCORE_KEYS = ("score", "success")
+SELECTION_KEYS = ("useful_f1", "bad_rejection", "poison_adoption", "n_selected")
+METRIC_KEYS = SCORE_KEYS + SELECTION_KEYS
+"""Table 1's metrics, as named in the logs' results."""
+FAMILY_METRIC = "score"
+FAMILY_PREFIX = "grouped_"
+"""The task score by family: the log's ``grouped`` values of the ``score`` metric."""
+
+
+@dataclass
+class Run:
+    """One strategy run, summarised over its samples."""
+
+    strategy: str
+    model: str
+    protocol: str
+    log: str
+    samples: int
+    failed: int
+    metrics: dict[str, Mean]
+    calls: float
+    cache_hits: float
+    """Calls per sample answered from Inspect's model-call cache (a part of ``calls``)."""
+    input_tokens: float
+    output_tokens: float
+    seconds_per_sample: float
+    by_family: dict[str, float]
+    candidates: list[dict[str, Any]] = field(default_factory=list)
+    """CMI's candidates, each with its example id and memory label."""
+
+
+def strategy_label(log: EvalLog) -> str:
+    """The solver's name, with the CMI ablation when it is not the full method."""
+    step = log.plan.steps[-1]
+    name = step.solver.split("/")[-1]
+    ablation = step.params.get("ablation", "full")
+    return f"{name}[{ablation}]" if name == "cmi" and ablation != "full" else name
+
+
+def token_usage(sample: EvalSample) -> tuple[int, int]:
+    usage = sample.model_usage.values()
+    return sum(u.input_tokens for u in usage), sum(u.output_tokens for u in usage)
+
+
+def strategy_calls(sample: EvalSample) -> list[ModelEvent]:
+    """The model calls the strategy made (the judge's are not counted)."""
+    return [e for e in sample.events if isinstance(e, ModelEvent) and e.role != "grader"]
+
+
+def model_calls(sample: EvalSample) -> int:
+    return len(strategy_calls(sample))
+
+
+def cache_hits(sample: EvalSample) -> int:
+    """The strategy's calls that were read from the model-call cache."""
+    return sum(1 for e in strategy_calls(sample) if e.cache == "read")
+
+
+def log_metrics(log: EvalLog) -> tuple[dict[str, Mean], dict[str, float]]:
+    """Table 1's means and standard errors, and the family means, from the log's results."""
+    metrics: dict[str, Mean] = {}
+    families: dict[str, float] = {}
+    for score in log.results.scores if log.results else []:
+        if score.name in METRIC_KEYS:
+            values = score.metrics
+            stderr = values["stderr"].value if "stderr" in values else math.nan
+            metrics[score.name] = Mean(values["mean"].value, stderr, score.scored_samples or 0)
+        if score.name == FAMILY_METRIC:
+            families = {
+                k.removeprefix(FAMILY_PREFIX): m.value
+                for k, m in score.metrics.items()
+                if k.startswith(FAMILY_PREFIX)
+            }
+    for key in METRIC_KEYS:
+        metrics.setdefault(key, Mean(math.nan, math.nan, 0))
+    return metrics, dict(sorted(families.items()))
+
+
+def labelled_candidates(sample: EvalSample) -> list[dict[str, Any]]:
+    """CMI's candidates of one sample, each joined with its memory's label."""
+    details = sample.store_as(MemorySelection).details
+    if not details.get("candidates"):
+        return []
+    meta = sample.metadata_as(CausalLocomoMetadata)
+    ids = key_to_memory_id(meta.example_id, meta.memory_bank, meta.protocol)
+    labels = meta.labels
+    return [
+        {"example_id": meta.example_id, "label": labels[ids[c["key"]]], **c}
+        for c in details["candidates"]
+    ]
+
+
+def summarise(log: EvalLog, name: str) -> Run:
+    all_samples = log.samples or []
+    samples = [s for s in all_samples if s.error is None and s.scores]
+    metrics, families = log_metrics(log)
+    n = len(samples)
+
+    def per_sample(values: list[float]) -> float:
+        return sum(values) / n if n else math.nan
+
+    usage = [token_usage(s) for s in samples]
+    return Run(
+        strategy=strategy_label(log),
+        model=log.eval.model,
+        protocol=str((log.eval.task_args or {}).get("protocol", "paper")),
+        log=name,
+        samples=n,
+        failed=len(all_samples) - n,
+        metrics=metrics,
+        calls=per_sample([model_calls(s) for s in samples]),
+        cache_hits=per_sample([cache_hits(s) for s in samples]),
+        input_tokens=per_sample([u[0] for u in usage]),
+        output_tokens=per_sample([u[1] for u in usage]),
+        seconds_per_sample=per_sample([s.working_time or 0.0 for s in samples]),
+        by_family=families,
+        candidates=[c for s in samples for c in labelled_candidates(s)],
+    )
+
+
+def read_runs(log_dir: str) -> tuple[list[Run], list[str]]:
+    """A summary of each usable log (the newest per strategy, model and protocol), and notes."""
+    found: dict[tuple[str, str, str], list[tuple[str, str, Run]]] = defaultdict(list)
+    notes: list[str] = []
+    for info in list_eval_logs(log_dir):
+        name = Path(info.name).name
+        try:
+            header = read_eval_log(info.name, header_only=True)
+            if header.eval.task.split("/")[-1] != TASK_NAME:
+                notes.append(f"{name}: task {header.eval.task!r} is not {TASK_NAME}; skipped")
+                continue
+            if header.status != "success":
+                notes.append(f"{name}: status {header.status!r}; skipped")
+                continue
+            run = summarise(read_eval_log(info.name), name)
+        except Exception as ex:  # a damaged file must not hide the others
+            notes.append(f"{name}: unreadable ({type(ex).__name__}: {ex}); skipped")
+            continue
+        found[(run.strategy, run.model, run.protocol)].append((header.eval.created, name, run))
+    runs = []
+    for logs in found.values():
+        *older, (_, newest, run) = sorted(logs, key=lambda x: (x[0], x[1]))
+        notes += [f"{name}: superseded by the newer {newest}; skipped" for _, name, _ in older]
+        runs.append(run)
+    order = {s: i for i, s in enumerate(STRATEGIES)}
+    runs.sort(
+        key=lambda r: (r.model, r.protocol, order.get(r.strategy.split("[")[0], 99), r.strategy)
+    )
+    return runs, notes

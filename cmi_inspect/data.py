@@ -57,6 +57,8 @@ class MemoryRecord(_Lenient):
     timestamp: int
     scope: str | None = None
     type: str | None = None
+    attack_kind: str | None = None
+    """How a harmful memory misleads (XL records it; the release has our annotation)."""
 
 
 class PastSession(_Lenient):

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from functools import cache
+from importlib import resources
 from pathlib import Path
 
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -46,6 +49,31 @@ class CausalLocomoMetadata(BaseModel, frozen=True):
     @property
     def harmful_ids(self) -> set[str]:
         return {m.memory_id for m in self.memory_bank if m.label == "harmful"}
+
+
+RELEASE_ATTACK_KINDS = "annotations/release_harmful_kinds.json"
+"""Our hand classification of the release's harmful memories, by example id (one each)."""
+
+
+def with_release_attack_kinds(record: ExampleRecord) -> ExampleRecord:
+    """The release record with its harmful memory's ``attack_kind`` from our annotation."""
+    kinds = _release_attack_kinds()
+    if record.example_id not in kinds:
+        return record
+    bank = [
+        m.model_copy(update={"attack_kind": kinds[record.example_id]})
+        if m.label == "harmful"
+        else m
+        for m in record.memory_bank
+    ]
+    return record.model_copy(update={"memory_bank": bank})
+
+
+@cache
+def _release_attack_kinds() -> dict[str, str]:
+    text = resources.files("cmi_inspect").joinpath(RELEASE_ATTACK_KINDS).read_text("utf-8")
+    kinds: dict[str, str] = json.loads(text)
+    return kinds
 
 
 def record_to_sample(record: ExampleRecord, protocol: ProtocolName) -> Sample:
@@ -96,6 +124,8 @@ def causal_locomo_dataset(
             )
     path = Path(data_file) if data_file else dataset_path(dataset)
     records = load_records(path)
+    if not data_file and dataset == "release":
+        records = [with_release_attack_kinds(r) for r in records]
     samples = [
         record_to_sample(r, protocol)
         for r in records

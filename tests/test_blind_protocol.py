@@ -54,6 +54,7 @@ def canary_file(tmp_path):
             m["type"], m["causal_role"] = f"CANARYTYPE{j}", f"CANARYROLE{j}"
             m["expected_effect"], m["derivation"] = f"CANARYEFFECT{j}", {"method": f"CANARYDERIV{j}"}
             m["synthetic"] = "CANARYSYNTH"
+            m["attack_kind"] = f"CANARYKIND{j}"
         ids = [m["memory_id"] for m in record["memory_bank"]]
         record["gold_memory_ids"] = [ids[0]]
         record["bad_memory_ids"] = ids[1:]

@@ -63,9 +63,9 @@ def test_rows_match_hand_computed_values(log_dir):
     assert none.metrics["success"].mean == 0.0
     assert (none.metrics["useful_f1"].mean, none.metrics["bad_rejection"].mean) == (0.0, 1.0)
     assert none.calls == 1.0 and none.samples == 3
-    assert none.by_family == {"factual_memory_qa": pytest.approx(0.35),
-                              "multi_evidence_memory_qa": pytest.approx(0.42),
-                              "temporal_memory_qa": pytest.approx(0.42)}
+    assert {f: m.mean for f, m in none.by_family.items()} == {
+        "factual_memory_qa": pytest.approx(0.35), "multi_evidence_memory_qa": pytest.approx(0.42),
+        "temporal_memory_qa": pytest.approx(0.42)}
     # graph top-1 picks a gold memory in each example; syn_0001 has two gold -> F1 2/3
     graph = rows["graph_memory"]
     assert graph.metrics["useful_f1"].mean == pytest.approx((1 + 2 / 3 + 1) / 3)
@@ -79,6 +79,16 @@ def test_rows_match_hand_computed_values(log_dir):
     assert rows["cmi"].calls == 7.0
     assert rows["cmi"].metrics["score"].mean == pytest.approx((1.0 + 0.42 + 0.35) / 3)
     assert rows["cmi"].metrics["useful_f1"].mean == pytest.approx(1 / 3)  # syn_0000 only
+
+
+def test_poison_adoption_by_attack_kind(log_dir):
+    rows, _ = by_strategy(log_dir)
+    # the one harmful memory (a temporal shift, in syn_0000) is a CMI candidate but not kept;
+    # every other example has none of that kind
+    assert {k: (m.mean, m.n) for k, m in rows["cmi"].by_attack_kind.items()} == {"temporal_shift": (0.0, 1)}
+    markdown = build_report(str(log_dir))
+    assert "## Poison adoption by kind of harmful memory" in markdown
+    assert "| cmi | mockllm/model | paper | 0.000 (n=1) |" in markdown
 
 
 def test_skipped_logs_are_noted(log_dir):

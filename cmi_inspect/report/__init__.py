@@ -15,7 +15,7 @@ from typing import Any
 from cmi_inspect import reference
 from cmi_inspect.report.figures import plot_accuracy_robustness, plot_utility
 from cmi_inspect.report.runs import read_runs
-from cmi_inspect.report.tables import table1, table2, table3, table3_rows
+from cmi_inspect.report.tables import poison_table, table1, table2, table3, table3_rows
 
 
 def _jsonable(value: Any) -> Any:
@@ -46,6 +46,13 @@ def build_report(log_dir: str, out: Path | None = None) -> str:
         "## Table 3: CMI mean utility and stability by memory label",
         table3(rows3) if rows3 else "No CMI run with candidates in this directory.",
     ]
+    if any(r.by_attack_kind for r in runs):
+        parts += [
+            "## Poison adoption by kind of harmful memory",
+            "Share of each sample's harmful memories of a kind that the strategy selected "
+            "(n: samples with one); the kinds come from the data (`attack_kind`).",
+            poison_table(runs),
+        ]
     if notes:
         parts += ["## Skipped logs", "\n".join(f"- {n}" for n in notes)]
     markdown = "\n\n".join(parts) + "\n"
@@ -57,11 +64,18 @@ def build_report(log_dir: str, out: Path | None = None) -> str:
         payload = {
             "log_dir": log_dir,
             "table1": [
-                {k: v for k, v in asdict(r).items() if k not in ("candidates", "by_family")}
+                {k: v for k, v in asdict(r).items()
+                 if k not in ("candidates", "by_family", "by_attack_kind")}
                 for r in runs
             ],
             "table2": [
-                {"strategy": r.strategy, "model": r.model, "protocol": r.protocol, **r.by_family}
+                {"strategy": r.strategy, "model": r.model, "protocol": r.protocol,
+                 **{f: asdict(m) for f, m in r.by_family.items()}}
+                for r in runs
+            ],
+            "poison_by_kind": [
+                {"strategy": r.strategy, "model": r.model, "protocol": r.protocol,
+                 **{k: asdict(m) for k, m in r.by_attack_kind.items()}}
                 for r in runs
             ],
             "table3": rows3,

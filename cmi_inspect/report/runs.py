@@ -51,7 +51,10 @@ class Run:
     input_tokens: float
     output_tokens: float
     seconds_per_sample: float
-    by_family: dict[str, float]
+    by_family: dict[str, Mean]
+    """Task score by family: the log's own means, standard errors over the samples."""
+    by_attack_kind: dict[str, Mean]
+    """Poison adoption by the kind of harmful memory, over the samples that have one."""
     candidates: list[dict[str, Any]] = field(default_factory=list)
     """CMI's candidates, each with its example id and memory label."""
 
@@ -117,6 +120,38 @@ def labelled_candidates(sample: EvalSample) -> list[dict[str, Any]]:
     ]
 
 
+def family_scores(
+    samples: list[EvalSample], logged: dict[str, float]
+) -> dict[str, Mean]:
+    """Task score by family: the log's means (when it has them) with per-sample errors."""
+    values: dict[str, list[float]] = defaultdict(list)
+    for s in samples:
+        score = (s.scores or {})["task_score"].value
+        assert isinstance(score, dict)
+        values[s.metadata_as(CausalLocomoMetadata).task_family].append(float(score["score"]))
+    out = {}
+    for family, scores in sorted(values.items()):
+        m = Mean.of(scores)
+        out[family] = Mean(logged.get(family, m.mean), m.stderr, m.n)
+    return out
+
+
+def poison_by_kind(samples: list[EvalSample]) -> dict[str, Mean]:
+    """Share of a sample's harmful memories of each kind that the strategy selected."""
+    adopted: dict[str, list[float]] = defaultdict(list)
+    for s in samples:
+        meta = s.metadata_as(CausalLocomoMetadata)
+        score = (s.scores or {})["memory_selection"]
+        selected = {row["memory_id"] for row in (score.metadata or {}).get("selected", [])}
+        kinds: dict[str, list[bool]] = defaultdict(list)
+        for m in meta.memory_bank:
+            if m.label == "harmful" and m.attack_kind:
+                kinds[m.attack_kind].append(m.memory_id in selected)
+        for kind, picked in kinds.items():
+            adopted[kind].append(sum(picked) / len(picked))
+    return {kind: Mean.of(values) for kind, values in sorted(adopted.items())}
+
+
 def summarise(log: EvalLog, name: str) -> Run:
     all_samples = log.samples or []
     samples = [s for s in all_samples if s.error is None and s.scores]
@@ -140,7 +175,8 @@ def summarise(log: EvalLog, name: str) -> Run:
         input_tokens=per_sample([u[0] for u in usage]),
         output_tokens=per_sample([u[1] for u in usage]),
         seconds_per_sample=per_sample([s.working_time or 0.0 for s in samples]),
-        by_family=families,
+        by_family=family_scores(samples, families),
+        by_attack_kind=poison_by_kind(samples),
         candidates=[c for s in samples for c in labelled_candidates(s)],
     )
 

@@ -52,19 +52,34 @@ def table1(runs: list[Run]) -> str:
     return markdown_table(header, body)
 
 
+NO_MEAN = Mean(math.nan, math.nan, 0)
+
+
 def table2(runs: list[Run]) -> str:
     families = list(reference.FAMILIES)
     families += sorted({f for r in runs for f in r.by_family} - set(families))
     body = []
     for r in runs:
-        body.append(
-            [r.strategy, r.model, r.protocol, *(fmt(r.by_family.get(f, math.nan)) for f in families)]
-        )
+        cells = (plus_minus(r.by_family.get(f, NO_MEAN)) for f in families)
+        body.append([r.strategy, r.model, r.protocol, *cells])
         paper = reference.TABLE2.get(r.strategy)
         if paper:
             body.append([*PAPER_CELLS, *(fmt(paper.get(f, math.nan)) for f in families)])
     short = [f.removesuffix("_memory_qa") for f in families]
     return markdown_table(["strategy", "model", "protocol", *short], body)
+
+
+def poison_table(runs: list[Run]) -> str:
+    """Poison adoption by the kind of harmful memory, for runs whose data names kinds."""
+    kinds = sorted({k for r in runs for k in r.by_attack_kind})
+    body = []
+    for r in runs:
+        cells = []
+        for k in kinds:
+            m = r.by_attack_kind.get(k, NO_MEAN)
+            cells.append(f"{plus_minus(m)} (n={m.n})" if m.n else "-")
+        body.append([r.strategy, r.model, r.protocol, *cells])
+    return markdown_table(["strategy", "model", "protocol", *kinds], body)
 
 
 def utility_by_label(run: Run) -> dict[str, dict[str, list[float]]]:

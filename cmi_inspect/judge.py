@@ -32,12 +32,13 @@ class Verdict:
 def judge_prompt(
     request: str, gold_behavior: str, criteria: ScoringCriteria, response: str
 ) -> str:
+    criteria_json = json.dumps(criteria.model_dump(mode="json"), ensure_ascii=False)
     return (
         "You grade one answer of an assistant that had access to a memory of "
         "earlier conversations.\n\n"
         f"Task: {request}\n"
         f"What a good answer does: {gold_behavior}\n"
-        f"Scoring criteria (JSON): {json.dumps(criteria.model_dump(mode='json'), ensure_ascii=False)}\n\n"
+        f"Scoring criteria (JSON): {criteria_json}\n\n"
         f"Answer to grade:\n<<<\n{response}\n>>>\n\n"
         "Follow the judge_instructions in the criteria; an answer alias counts as "
         "the expected answer. Reply with one JSON object and nothing else, with "

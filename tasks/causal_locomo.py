@@ -24,7 +24,7 @@ from solvers import no_memory  # noqa: E402
 
 ANSWER_MAX_TOKENS = 96
 TASK_VERSION = 3
-"""Bumped when the task's samples or scoring change (3: typed sample metadata, blind view without label artefacts)."""
+"""Bumped when the task's samples or scoring change (3: typed metadata, artefact-free blind)."""
 
 
 @task

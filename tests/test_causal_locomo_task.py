@@ -140,6 +140,13 @@ def test_user_errors_are_one_line_without_traceback(tmp_path, args, message):
     assert message in " ".join(ours.split()) and len(ours.split()) < 40, printed
 
 
+def test_a_missing_gguf_file_is_one_line(tmp_path):
+    result = run_inspect_eval(tmp_path, "--model", "gguf/missing.gguf", "--limit", "1", check=False, display="plain")
+    printed = " ".join((result.stdout + result.stderr).split())
+    assert result.returncode != 0 and "Traceback" not in printed
+    assert "Unknown local model 'missing.gguf': use one of ['smollm2'] or the path of an existing" in printed
+
+
 def test_a_relative_data_file_is_read_from_where_the_command_ran(tmp_path):
     relative = SYNTHETIC.relative_to(REPO)  # from the repository root, where the user stands
     log = inspect_eval(tmp_path, "--model", "fixed_latency/0", "-T", f"data_file={relative}")

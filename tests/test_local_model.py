@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import ctypes
 
 import pytest
-from inspect_ai.model import GenerateConfig, get_model
-
-from cmi_inspect.local_model import GGUFModel, PromptTooLongError, resolve_gguf
+from cmi_inspect.local_model import GGUFModel, PromptTooLongError, _SavedStates, gguf_identity, resolve_gguf
+from inspect_ai.model import GenerateConfig, Model, get_model
 
 PROMPT = "What is the capital of France? Answer in one word."
+HISTORY = " ".join(f"On day {i} the user said their favourite number was {i * 7}." for i in range(60))
 
 
 async def test_generates_with_usage_and_is_deterministic():
@@ -40,6 +41,60 @@ async def test_prompt_over_the_window_is_a_clear_error():
         await model.generate("word " * 400, config=GenerateConfig(max_tokens=8))
 
 
+async def test_small_window_is_checked_against_the_window_asked_for():
+    # llama.cpp runs a 64-token window as 256 tokens, but its token buffers hold only 64
+    model = get_model("gguf/smollm2", n_ctx=64, memoize=False)
+    output = await model.generate("Hi", config=GenerateConfig(max_tokens=8))
+    assert output.usage is not None and output.usage.total_tokens <= 64
+    with pytest.raises(PromptTooLongError, match=r"exceeds the 64-token context window"):
+        await model.generate("word " * 60, config=GenerateConfig(max_tokens=8))
+
+
+async def test_window_too_small_for_any_prompt_is_a_clear_error():
+    model = get_model("gguf/smollm2", n_ctx=16, memoize=False)
+    with pytest.raises(ValueError, match=r"n_ctx=16 is too small for SmolLM2"):
+        await model.generate("Hi", config=GenerateConfig(max_tokens=4))
+
+
+def stats(model: Model) -> tuple[int, int]:
+    """Prompt tokens asked for and evaluated so far by the model's engine."""
+    assert isinstance(model.api, GGUFModel)
+    return model.api.engine.stats.prompt_tokens, model.api.engine.stats.evaluated_tokens
+
+
+async def test_shared_prefix_is_reused_with_the_same_completions():
+    reuse = get_model("gguf/smollm2", n_ctx=2048, memoize=False)
+    fresh = get_model("gguf/smollm2", n_ctx=2048, prefix_cache_mb=0, memoize=False)
+    config = GenerateConfig(max_tokens=12)
+    first, second = (f"{HISTORY}\n\nWhat was the favourite number on day {d}?" for d in (3, 41))
+    await reuse.generate(first, config=config)
+    await reuse.generate(PROMPT, config=config)  # another prompt in between
+    asked, evaluated = stats(reuse)
+    answer = await reuse.generate(second, config=config)
+    asked, evaluated = stats(reuse)[0] - asked, stats(reuse)[1] - evaluated
+    assert asked - evaluated == 1024  # two whole n_batch blocks of the history came back
+    assert answer.usage is not None and answer.usage.input_tokens == asked
+    before = stats(fresh)
+    expected = await fresh.generate(second, config=config)
+    assert stats(fresh)[1] - before[1] == stats(fresh)[0] - before[0] == asked
+    assert answer.completion == expected.completion
+
+
+def test_saved_states_keep_the_longest_prefixes_within_capacity():
+    states = _SavedStates(capacity=10)
+    states.put((1, 2, 3), (ctypes.c_uint8 * 4)())
+    states.put((1, 2, 3, 4), (ctypes.c_uint8 * 4)())  # makes the state of (1, 2, 3) redundant
+    states.put((5, 6), (ctypes.c_uint8 * 4)())
+    assert list(states.states) == [(1, 2, 3, 4), (5, 6)]
+    assert states.longest([1, 2, 3, 9]) == ((1, 2, 3, 4), 3)
+    assert states.longest([9]) == ((), 0)
+    states.get((1, 2, 3, 4))
+    states.put((7,), (ctypes.c_uint8 * 4)())  # over capacity: the least recently used goes
+    assert list(states.states) == [(1, 2, 3, 4), (7,)] and states.size == 8
+    states.put((8,), (ctypes.c_uint8 * 11)())  # larger than the whole capacity: not kept
+    assert (8,) not in states.states and states.size == 8
+
+
 async def test_token_counting_uses_the_model_tokenizer():
     model = get_model("gguf/smollm2", memoize=False)
     assert await model.count_tokens("hello world") == 2
@@ -55,3 +110,12 @@ def test_model_resolution(tmp_path):
         resolve_gguf(str(tmp_path / "missing.gguf"))
     with pytest.raises(ValueError, match="Unknown arguments for the gguf provider"):
         get_model("gguf/smollm2", temperature_boost=1, memoize=False)
+
+
+def test_cache_identity_follows_the_file_not_its_name(tmp_path):
+    bundled = resolve_gguf("smollm2")
+    assert gguf_identity(bundled) == gguf_identity(bundled)
+    assert get_model("gguf/smollm2", memoize=False).api.base_url == gguf_identity(bundled)
+    copy = tmp_path / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    copy.write_bytes(bundled.read_bytes()[:-1] + b"\0")  # same name and size, other content
+    assert gguf_identity(copy) != gguf_identity(bundled)

@@ -151,3 +151,9 @@ def test_a_relative_data_file_is_read_from_where_the_command_ran(tmp_path):
     relative = SYNTHETIC.relative_to(REPO)  # from the repository root, where the user stands
     log = inspect_eval(tmp_path, "--model", "fixed_latency/0", "-T", f"data_file={relative}")
     assert len(samples_of(log)) == 3
+
+
+def test_the_log_names_its_strategy_protocol_and_arguments(tmp_path):
+    log = inspect_eval(tmp_path, "--solver", "graph_memory", "-S", "top_k=2", "-T", "protocol=blind",
+                       "--model", "fixed_latency/0", "--limit", "1")
+    assert log.eval.tags == ["graph_memory", "protocol=blind", "top_k=2"]  # View's log list shows tags

@@ -20,6 +20,10 @@ def test_runs_strategies_and_resumes_without_recomputing(tmp_path):
     assert plans == [("cmi", "full"), ("cmi", "no_perturb"), ("cmi", "oracle"), ("cmi", "stability_only"),
                      ("cmi", "utility_only"), ("no_memory", "")]
     assert all(h.status == "success" and h.eval.model == "fixed_latency/0" for h in logs.values())
+    assert sorted(tuple(h.eval.tags or []) for h in logs.values()) == [
+        ("cmi", "protocol=paper", "data_file"), *((("cmi", "protocol=paper", "data_file", f"ablation={a}"))
+                                                  for a in ("no_perturb", "oracle", "stability_only", "utility_only")),
+        ("no_memory", "protocol=paper", "data_file")]
     assert run_all(str(tmp_path), **args)
     assert {info.name for info in list_eval_logs(str(tmp_path))} == set(logs)
 

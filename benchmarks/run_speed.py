@@ -1,0 +1,109 @@
+"""Benchmark: what ``cmi-inspect run`` costs, strategy by strategy, from a cold cache.
+
+Runs the seven strategies with an empty model-call cache (``cmi-inspect run``'s default
+settings), then CMI's four ablations on top of it, into a temporary log directory, and
+prints per run: wall-clock, model calls, calls answered from the cache, and prompt
+tokens; then the totals. ``--no-cache`` runs both passes without the cache, for the
+comparison.
+
+    python benchmarks/run_speed.py                 # the 87 examples, embedded model
+    python benchmarks/run_speed.py --limit 10 --model fixed_latency/0.1
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from cmi_inspect.report.runs import cache_hits, model_calls, strategy_label, token_usage  # noqa: E402
+from cmi_inspect.run import run_all  # noqa: E402
+
+
+def wall_clock(log: EvalLog) -> float:
+    started, completed = log.stats.started_at, log.stats.completed_at
+    if not (started and completed):
+        return float("nan")
+    return (datetime.fromisoformat(completed) - datetime.fromisoformat(started)).total_seconds()
+
+
+def rows(log_dir: str) -> list[dict[str, float | str]]:
+    out: list[dict[str, float | str]] = []
+    for info in list_eval_logs(log_dir):
+        log = read_eval_log(info.name)
+        samples = log.samples or []
+        out.append(
+            {
+                "run": strategy_label(log),
+                "seconds": wall_clock(log),
+                "calls": sum(model_calls(s) for s in samples),
+                "cached": sum(cache_hits(s) for s in samples),
+                "input_tokens": sum(token_usage(s)[0] for s in samples),
+            }
+        )
+    return sorted(out, key=lambda r: -float(r["seconds"]))
+
+
+def timed_pass(log_dir: str, ablations: bool, args: argparse.Namespace) -> float:
+    start = time.perf_counter()
+    ok = run_all(
+        log_dir,
+        task_file=REPO / "tasks" / "causal_locomo.py",
+        strategies=["cmi"] if ablations else None or (),
+        ablations=ablations,
+        model=args.model,
+        limit=args.limit,
+        cache=args.cache,
+    ) if ablations else run_all(
+        log_dir,
+        task_file=REPO / "tasks" / "causal_locomo.py",
+        model=args.model,
+        limit=args.limit,
+        cache=args.cache,
+    )
+    if not ok:
+        raise SystemExit(f"a run in {log_dir} did not succeed")
+    return time.perf_counter() - start
+
+
+def print_rows(title: str, total: float, table: list[dict[str, float | str]]) -> None:
+    print(f"\n{title}: {total / 60:.1f} min wall-clock in all")
+    print("| run | wall-clock (s) | calls | cached calls | input tokens |")
+    print("| --- | --- | --- | --- | --- |")
+    for r in table:
+        print(
+            f"| {r['run']} | {float(r['seconds']):.0f} | {r['calls']} | {r['cached']} "
+            f"| {r['input_tokens']} |"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--limit", type=int, help="samples per strategy (default: all 87)")
+    parser.add_argument("--model", help="response model (default: the embedded gguf/smollm2)")
+    parser.add_argument("--no-cache", dest="cache", action="store_false")
+    args = parser.parse_args()
+    if not args.model:
+        args.model = "gguf/smollm2"
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["INSPECT_CACHE_DIR"] = str(Path(tmp) / "cache")  # a cold cache
+        strategies = timed_pass(str(Path(tmp) / "strategies"), False, args)
+        print_rows("seven strategies", strategies, rows(str(Path(tmp) / "strategies")))
+        ablations = timed_pass(str(Path(tmp) / "ablations"), True, args)
+        table = [r for r in rows(str(Path(tmp) / "ablations")) if r["run"] != "cmi"]
+        print_rows("CMI's ablations on top", ablations, table)
+
+
+if __name__ == "__main__":
+    main()

@@ -65,17 +65,17 @@ def stats(model: Model) -> tuple[int, int]:
 async def test_shared_prefix_is_reused_with_the_same_completions():
     reuse = get_model("gguf/smollm2", n_ctx=2048, memoize=False)
     fresh = get_model("gguf/smollm2", n_ctx=2048, prefix_cache_mb=0, memoize=False)
-    config = GenerateConfig(max_tokens=12)
+    config = GenerateConfig(max_tokens=12)  # cache=False: an earlier eval may leave a cache policy active
     first, second = (f"{HISTORY}\n\nWhat was the favourite number on day {d}?" for d in (3, 41))
-    await reuse.generate(first, config=config)
-    await reuse.generate(PROMPT, config=config)  # another prompt in between
+    await reuse.generate(first, config=config, cache=False)
+    await reuse.generate(PROMPT, config=config, cache=False)  # another prompt in between
     asked, evaluated = stats(reuse)
-    answer = await reuse.generate(second, config=config)
+    answer = await reuse.generate(second, config=config, cache=False)
     asked, evaluated = stats(reuse)[0] - asked, stats(reuse)[1] - evaluated
     assert asked - evaluated == 1024  # two whole n_batch blocks of the history came back
     assert answer.usage is not None and answer.usage.input_tokens == asked
     before = stats(fresh)
-    expected = await fresh.generate(second, config=config)
+    expected = await fresh.generate(second, config=config, cache=False)
     assert stats(fresh)[1] - before[1] == stats(fresh)[0] - before[0] == asked
     assert answer.completion == expected.completion
 

@@ -27,6 +27,7 @@ sys.path.insert(0, str(REPO))
 
 from cmi_inspect.report.runs import cache_hits, model_calls, strategy_label, token_usage  # noqa: E402
 from cmi_inspect.run import run_all  # noqa: E402
+from cmi_inspect.strategies import STRATEGIES  # noqa: E402
 
 
 def wall_clock(log: EvalLog) -> float:
@@ -54,18 +55,13 @@ def rows(log_dir: str) -> list[dict[str, float | str]]:
 
 
 def timed_pass(log_dir: str, ablations: bool, args: argparse.Namespace) -> float:
+    """Seconds for one ``run_all``: the seven strategies, or CMI and its ablations."""
     start = time.perf_counter()
     ok = run_all(
         log_dir,
         task_file=REPO / "tasks" / "causal_locomo.py",
-        strategies=["cmi"] if ablations else None or (),
+        strategies=["cmi"] if ablations else list(STRATEGIES),
         ablations=ablations,
-        model=args.model,
-        limit=args.limit,
-        cache=args.cache,
-    ) if ablations else run_all(
-        log_dir,
-        task_file=REPO / "tasks" / "causal_locomo.py",
         model=args.model,
         limit=args.limit,
         cache=args.cache,
@@ -91,11 +87,9 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--limit", type=int, help="samples per strategy (default: all 87)")
-    parser.add_argument("--model", help="response model (default: the embedded gguf/smollm2)")
+    parser.add_argument("--model", default="gguf/smollm2", help="response model")
     parser.add_argument("--no-cache", dest="cache", action="store_false")
     args = parser.parse_args()
-    if not args.model:
-        args.model = "gguf/smollm2"
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["INSPECT_CACHE_DIR"] = str(Path(tmp) / "cache")  # a cold cache
         strategies = timed_pass(str(Path(tmp) / "strategies"), False, args)

@@ -13,6 +13,7 @@ PROMPT = "What is the capital of France? Answer in one word."
 HISTORY = " ".join(f"On day {i} the user said their favourite number was {i * 7}." for i in range(60))
 
 
+@pytest.mark.slow  # generates with the real model
 async def test_generates_with_usage_and_is_deterministic():
     model = get_model("gguf/smollm2", memoize=False)
     first = await model.generate(PROMPT, config=GenerateConfig(max_tokens=16))
@@ -23,6 +24,7 @@ async def test_generates_with_usage_and_is_deterministic():
     assert first.usage.total_tokens == first.usage.input_tokens + first.usage.output_tokens
 
 
+@pytest.mark.slow  # generates with the real model
 async def test_concurrent_calls_share_one_instance_and_match_sequential():
     model = get_model("gguf/smollm2", memoize=False)
     other = get_model("gguf/smollm2", memoize=False)
@@ -35,12 +37,14 @@ async def test_concurrent_calls_share_one_instance_and_match_sequential():
     assert [o.completion for o in concurrent] == sequential
 
 
+@pytest.mark.slow  # generates with the real model
 async def test_prompt_over_the_window_is_a_clear_error():
     model = get_model("gguf/smollm2", n_ctx=256, memoize=False)
     with pytest.raises(PromptTooLongError, match=r"exceeds the 256-token context window"):
         await model.generate("word " * 400, config=GenerateConfig(max_tokens=8))
 
 
+@pytest.mark.slow  # generates with the real model
 async def test_small_window_is_checked_against_the_window_asked_for():
     # llama.cpp runs a 64-token window as 256 tokens, but its token buffers hold only 64
     model = get_model("gguf/smollm2", n_ctx=64, memoize=False)
@@ -50,6 +54,7 @@ async def test_small_window_is_checked_against_the_window_asked_for():
         await model.generate("word " * 60, config=GenerateConfig(max_tokens=8))
 
 
+@pytest.mark.slow  # generates with the real model
 async def test_window_too_small_for_any_prompt_is_a_clear_error():
     model = get_model("gguf/smollm2", n_ctx=16, memoize=False)
     with pytest.raises(ValueError, match=r"n_ctx=16 is too small for SmolLM2"):
@@ -62,6 +67,7 @@ def stats(model: Model) -> tuple[int, int]:
     return model.api.engine.stats.prompt_tokens, model.api.engine.stats.evaluated_tokens
 
 
+@pytest.mark.slow  # generates with the real model
 async def test_shared_prefix_is_reused_with_the_same_completions():
     reuse = get_model("gguf/smollm2", n_ctx=2048, memoize=False)
     fresh = get_model("gguf/smollm2", n_ctx=2048, prefix_cache_mb=0, memoize=False)

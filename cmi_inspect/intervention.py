@@ -3,20 +3,25 @@
 The paper's CMI scores each intervention answer against the gold answer:
 ``gold_answer_scorer`` is that choice, and the only code on a solver's path
 that reads the answer key. It refuses to run under the ``blind`` protocol.
-A label-free scorer plugs in by the same ``AnswerScorerFactory`` signature.
+The label-free choice, ``evidence``, needs no factory: CMI builds it inside the
+strategy from the blind ``MemoryTask`` (``cmi_inspect.evidence``), so it cannot
+read what the protocol hides. Which scorer and which risk filter run follows
+the protocol unless named.
 """
 
 from __future__ import annotations
 
 from inspect_ai.solver import TaskState
 
+from cmi_inspect.choices import intervention_name
 from cmi_inspect.dataset import CausalLocomoMetadata
+from cmi_inspect.errors import UserError
 from cmi_inspect.scoring import deterministic_score
 from cmi_inspect.strategies.base import AnswerScorer, AnswerScorerFactory
 
 
-class BlindProtocolError(RuntimeError):
-    """A gold-reading component was asked to run under the blind protocol."""
+class BlindProtocolError(UserError):
+    """A gold-reading component was asked to run under the blind protocol (printed as one line)."""
 
 
 def gold_answer_scorer(state: TaskState) -> AnswerScorer:
@@ -26,7 +31,7 @@ def gold_answer_scorer(state: TaskState) -> AnswerScorer:
         raise BlindProtocolError(
             "cmi with -S intervention=gold (the paper's CMI) reads the gold answer "
             "inside its selection loop, which the blind protocol forbids. Run it "
-            "with -T protocol=paper, or give cmi a label-free intervention scorer."
+            "with -T protocol=paper, or choose the label-free -S intervention=evidence."
         )
     criteria = meta.scoring_criteria
 
@@ -36,12 +41,15 @@ def gold_answer_scorer(state: TaskState) -> AnswerScorer:
     return score
 
 
-INTERVENTION_SCORERS: dict[str, AnswerScorerFactory] = {"gold": gold_answer_scorer}
+def protocol_default_scorer(state: TaskState) -> AnswerScorer | None:
+    """The gold scorer under ``paper``; none under ``blind``, where CMI scores by evidence."""
+    if state.metadata_as(CausalLocomoMetadata).protocol == "blind":
+        return None
+    return gold_answer_scorer(state)
 
 
-def intervention_scorer(name: str) -> AnswerScorerFactory:
-    if name not in INTERVENTION_SCORERS:
-        raise ValueError(
-            f"Unknown intervention scorer {name!r}; choose from {sorted(INTERVENTION_SCORERS)}"
-        )
-    return INTERVENTION_SCORERS[name]
+def intervention_scorer(name: str | None) -> AnswerScorerFactory | None:
+    """The factory the solver injects for the named scorer (None: the protocol's default)."""
+    if name is None:
+        return protocol_default_scorer
+    return gold_answer_scorer if intervention_name(name) == "gold" else None

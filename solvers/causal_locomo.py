@@ -40,12 +40,13 @@ def summary_memory(mode: str = "llm") -> Solver:
 
 
 @solver
-def vector_memory(top_k: int = 3, embedder: str = "hashing") -> Solver:
+def vector_memory(top_k: int = 3, embedder: str = "e5") -> Solver:
     """Answer from the top-k memories by embedding cosine similarity.
 
     Args:
         top_k: Memories to select.
-        embedder: ``hashing`` (embedded, offline) or ``openai`` (text-embedding-3-large).
+        embedder: ``e5`` (multilingual-e5-small, embedded, offline), ``hashing``
+            (character n-grams, no model) or ``openai`` (text-embedding-3-large).
     """
     return strategy_solver(VectorMemory(make_embedder(embedder), top_k))
 
@@ -77,10 +78,10 @@ def cmi(
     tau_s: float = 0.0,
     budget: int | None = None,
     ablation: str = "full",
-    risk_filter: bool = True,
+    risk_filter: str | bool | None = None,
     lazy_perturb: bool = False,
-    embedder: str = "hashing",
-    intervention: str = "gold",
+    embedder: str | None = None,
+    intervention: str | None = None,
 ) -> Solver:
     """Causal Memory Intervention: keep memories that improve the answer, stably.
 
@@ -91,11 +92,18 @@ def cmi(
         budget: Most memories selected (default k).
         ablation: ``full`` or one of the ablations ``no_perturb``, ``utility_only``,
             ``stability_only``, ``oracle`` (see ``ABLATIONS``).
-        risk_filter: Drop memories labelled harmful (paper protocol).
+        risk_filter: ``label`` (drop memories labelled harmful; paper protocol),
+            ``evidence`` (drop a memory that conflicts with a candidate the history
+            supports better) or ``none``; default: ``label`` under paper, ``evidence``
+            under blind. ``true``/``false`` mean the default / ``none``.
         lazy_perturb: Skip a perturbed call when utility already rules the memory out.
-        embedder: Embedder for the proposal score (``hashing`` or ``openai``).
-        intervention: How interventions are scored; ``gold`` is the
-            paper's (reads the gold answer, refused under the blind protocol).
+        embedder: Embedder for the proposal score (``e5``, ``hashing`` or ``openai``);
+            default: ``hashing`` under paper (the reproduction's exact selections), ``e5``
+            under blind.
+        intervention: How interventions are scored: ``gold`` (the paper's: reads the
+            gold answer, refused under the blind protocol) or ``evidence`` (agreement
+            with the agent's own history, label-free); default: ``gold`` under paper,
+            ``evidence`` under blind.
     """
     config = CMIConfig(
         k=k,
@@ -105,5 +113,7 @@ def cmi(
         ablation=ablation,
         risk_filter=risk_filter,
         lazy_perturb=lazy_perturb,
+        intervention=intervention,
     )
-    return strategy_solver(CMI(make_embedder(embedder), config), intervention_scorer(intervention))
+    strategy = CMI(make_embedder(embedder) if embedder else None, config)
+    return strategy_solver(strategy, intervention_scorer(intervention))

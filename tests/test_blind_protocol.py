@@ -81,7 +81,7 @@ def test_no_canary_reaches_the_model(name, tmp_path):
 def test_cmi_with_the_gold_scorer_refuses_blind(tmp_path):
     [log] = inspect_eval(
         causal_locomo(protocol="blind", data_file=str(SYNTHETIC)),
-        solver=cmi(),
+        solver=cmi(intervention="gold"),
         model=mock_model(lambda p: "x"),
         display="none",
         log_dir=str(tmp_path),

@@ -25,8 +25,9 @@ from cmi_inspect.view import Memory, ProtocolName, memory_view
 AnswerScorer = Callable[[str], Awaitable[float]]
 """Scores one answer to the sample's request (higher is better)."""
 
-AnswerScorerFactory = Callable[[TaskState], AnswerScorer]
-"""Builds the sample's answer scorer; the only place an answer key may be read."""
+AnswerScorerFactory = Callable[[TaskState], AnswerScorer | None]
+"""Builds the sample's answer scorer (None: the strategy scores without one); the only
+place an answer key may be read."""
 
 
 @dataclass(frozen=True)

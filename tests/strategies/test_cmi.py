@@ -6,10 +6,14 @@ import asyncio
 import random
 
 import pytest
+from cmi_inspect.data import load_records
+from cmi_inspect.errors import UserError
+from cmi_inspect.prompts import note_contents
 from cmi_inspect.retrieval import HashingEmbedder
 from cmi_inspect.strategies.cmi import CMI, CMIConfig, CMIDiagnostics, proposal_scores
+from cmi_inspect.view import Memory, key_to_memory_id
 
-from conftest import gold_scorer, memory_task_for, mock_model
+from conftest import SYNTHETIC, gold_scorer, memory_task_for, mock_model
 
 PERTURBED = ("It is not true that", "may no longer hold")
 
@@ -164,8 +168,95 @@ async def test_concurrent_answers_do_not_change_selections(synthetic_records):
 
 
 def test_proposal_score_formula(synthetic_records):
-    from cmi_inspect.view import Memory
-
     memories = [Memory("a", "Priya adopted Comet", 1), Memory("b", "other words", 3)]
     scores = proposal_scores([1.0, -1.0], memories, "Priya adopted Comet")
     assert scores == pytest.approx([0.7 + 0.0 + 0.1, 0.0 + 0.2 + 0.0])
+
+
+# --- label-free CMI (blind protocol): evidence scoring and the evidence risk filter ---
+
+LABEL_FREE = SYNTHETIC.parent / "label_free.jsonl"
+
+
+def follow_first_note(prompt: str) -> str:
+    """A model that repeats the first note it is given, and knows nothing without one."""
+    notes = note_contents(prompt)
+    return notes[0] if notes else "I do not know."
+
+
+async def run_blind(record, prompts=None, **config):
+    task = memory_task_for(record, "blind", mock_model(follow_first_note, prompts))
+    return await CMI(HashingEmbedder(), CMIConfig(**{"k": 4, **config})).select(task)
+
+
+@pytest.fixture(scope="module")
+def label_free_records():
+    return load_records(LABEL_FREE)
+
+
+async def test_blind_cmi_keeps_the_useful_memory_and_drops_its_poisoned_edit(label_free_records):
+    for record in label_free_records:
+        ids = key_to_memory_id(record.example_id, record.memory_bank, "blind")
+        prompts: list[str] = []
+        sel = await run_blind(record, prompts)
+        assert [ids[p.key] for p in sel.picks] == list(record.gold_memory_ids), record.example_id
+        d = diagnostics(sel)
+        assert (d["intervention"], d["risk_filter"], d["proposal"]) == ("evidence", "evidence", "relevance")
+        assert d["evidence"] and d["support_no_memory"]["score"] == 0.0
+        poison = next(c for c in d["candidates"] if ids[c["key"]].startswith("harm"))
+        assert not poison["selected"] and poison["memory_support"] is not None
+        assert len(prompts) <= 2 * 4 + 2
+
+
+async def test_the_evidence_risk_filter_drops_the_less_supported_version(label_free_records):
+    record = label_free_records[0]  # the poison is the useful memory with its date shifted by a day
+    ids = key_to_memory_id(record.example_id, record.memory_bank, "blind")
+
+    def both_dates(prompt: str) -> str:
+        return "On 13 October 2021." if "October" in prompt else "I do not know."
+
+    task = memory_task_for(record, "blind", mock_model(both_dates))
+    sel = await CMI(HashingEmbedder(), CMIConfig(k=4)).select(task)
+    poison = next(c for c in diagnostics(sel)["candidates"] if ids[c["key"]] == "harm_a")
+    assert poison["utility"] > 0 and poison["conflicts"]
+    assert poison["reason"].startswith("evidence risk: another version of the claim of")
+    assert [ids[p.key] for p in sel.picks] == ["useful_a"]
+    unfiltered = await CMI(HashingEmbedder(), CMIConfig(k=4, risk_filter="none")).select(task)
+    assert {ids[p.key] for p in unfiltered.picks} == {"useful_a", "harm_a"}
+
+
+async def test_explain_shows_the_evidence(label_free_records):
+    sel = await run_blind(label_free_records[0])
+    text = CMI.explain(diagnostics(sel), {})
+    assert "intervention scorer: evidence; risk filter: evidence" in text
+    assert "Evidence from the history:" in text and "D2:1" in text and "| memory support |" in text
+
+
+async def test_paper_defaults_are_the_reference(synthetic_records):
+    sel = await run(synthetic_records[0])
+    d = diagnostics(sel)
+    assert (d["intervention"], d["risk_filter"], d["proposal"], d["evidence"]) == ("gold", "label", "hybrid", [])
+
+
+async def test_label_free_scoring_under_paper_reads_no_gold(synthetic_records):
+    task = memory_task_for(synthetic_records[0], "paper", mock_model(follow_first_note))
+    sel = await CMI(HashingEmbedder(), CMIConfig(intervention="evidence", risk_filter="evidence")).select(task)
+    assert diagnostics(sel)["intervention"] == "evidence"
+
+
+def test_risk_filter_and_intervention_names():
+    assert CMIConfig(risk_filter=True).risk_filter is None and CMIConfig(risk_filter=False).risk_filter == "none"
+    assert CMIConfig().risk_filter_for("paper") == "label" and CMIConfig().risk_filter_for("blind") == "evidence"
+    assert CMIConfig().intervention_for("blind") == "evidence" and CMIConfig().intervention_for("paper") == "gold"
+    with pytest.raises(UserError, match="choose from label, evidence, none"):
+        CMIConfig(risk_filter="labels")
+    with pytest.raises(UserError, match="choose from gold, evidence"):
+        CMIConfig(intervention="judge")
+    with pytest.raises(UserError, match="blind protocol hides"):
+        CMIConfig(risk_filter="label").risk_filter_for("blind")
+
+
+def test_label_free_proposal_has_no_recency():
+    memories = [Memory("a", "Priya adopted Comet", 1), Memory("b", "other words", 3)]
+    scores = proposal_scores([1.0, -1.0], memories, "Priya adopted Comet", recency=False)
+    assert scores == pytest.approx([0.7 + 0.1, 0.0])

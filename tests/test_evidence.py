@@ -1,0 +1,73 @@
+"""Evidence from the agent's own history, and its support of answers and memories."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cmi_inspect.data import load_records
+from cmi_inspect.evidence import BlindEvidence, content_words, session_turns, windows_of, word_overlap
+
+from conftest import REPO, memory_task_for
+
+LABEL_FREE = REPO / "datasets" / "fixtures" / "label_free.jsonl"
+
+
+@pytest.fixture(scope="module")
+def records():
+    return {r.example_id: r for r in load_records(Path(LABEL_FREE))}
+
+
+def evidence_for(record) -> BlindEvidence:
+    return BlindEvidence.from_task(memory_task_for(record, "blind"))
+
+
+def test_turns_drop_the_speaker_and_keep_the_session_date(records):
+    [first, *_] = session_turns(records["lf_0000"].past_sessions[1])
+    assert (first.ref, first.speaker) == ("D2:1", "Ines")
+    assert first.text.startswith("Guess what") and first.when == "4:20 pm on 14 October, 2021"
+    assert all(len(w.turns) <= 3 for w in windows_of(records["lf_0000"].past_sessions))
+
+
+def test_content_words_fold_forms_and_numbers():
+    assert content_words("Ines hiked the peaks") == content_words("ines hike peak")
+    assert content_words("three dogs") == content_words("3 dog")
+
+
+def test_the_history_exposes_a_shifted_date(records):
+    evidence = evidence_for(records["lf_0000"])
+    assert evidence.windows[0].turns[0].ref == "D2:1"  # "I ran my first half marathon yesterday"
+    right = evidence.support("She ran it on 13 October 2021.")
+    wrong = evidence.support("She ran it on 14 October 2021.")
+    assert right.dates == 1.0 and wrong.dates == 0.0
+    assert right.score > wrong.score
+    assert "14 October 2021" in wrong.missing
+
+
+def test_the_history_exposes_a_swapped_value_and_a_denial(records):
+    hike = evidence_for(records["lf_0001"])
+    assert hike.support("With his sister Ola.").score > hike.support("With his neighbour Marek.").score
+    kayak = evidence_for(records["lf_0002"])
+    assert kayak.support("She loves paddling on the river.").score > kayak.support(
+        "She regrets buying it and avoids the river."
+    ).score
+
+
+def test_an_answer_that_says_nothing_new_scores_zero(records):
+    evidence = evidence_for(records["lf_0001"])
+    assert evidence.support("I do not know.").score == 0.0
+    assert evidence.support("Tomasz hiked up the Rysy peak.").score == 0.0  # only the request's words
+
+
+def test_evidence_reads_only_the_request_and_the_sessions(records):
+    record = records["lf_0000"]
+    task = memory_task_for(record, "blind")
+    bare = BlindEvidence(task.request, task.sessions)
+    assert [w.ref for w in BlindEvidence.from_task(task).log()] == [w.ref for w in bare.log()]
+    assert all(w.dates for w in bare.log())
+
+
+def test_word_overlap_flags_one_value_edits():
+    a = "Tomasz hiked up the Rysy peak with his sister Ola."
+    assert word_overlap(a, "Tomasz hiked up the Rysy peak with his neighbour Marek.") >= 0.5
+    assert word_overlap(a, "Ines keeps ferns on her shaded balcony.") == 0.0

@@ -157,3 +157,14 @@ def test_the_log_names_its_strategy_protocol_and_arguments(tmp_path):
     log = inspect_eval(tmp_path, "--solver", "graph_memory", "-S", "top_k=2", "-T", "protocol=blind",
                        "--model", "fixed_latency/0", "--limit", "1")
     assert log.eval.tags == ["graph_memory", "protocol=blind", "top_k=2"]  # View's log list shows tags
+
+
+def test_xl_end_to_end_on_a_few_samples(tmp_path):
+    log = inspect_eval(tmp_path, "-T", "dataset=xl", "--solver", "cmi", "-T", "protocol=blind",
+                       "--model", "fixed_latency/0", "--limit", "3")
+    samples = samples_of(log)
+    assert len(samples) == 3 and log.eval.tags == ["cmi", "protocol=blind", "dataset=xl"]
+    assert len({s.metadata["task_family"] for s in samples}) > 1  # a prefix is stratified
+    for sample in samples:
+        assert {m["memory_id"] for m in sample.metadata["memory_bank"]} >= set(sample.metadata["gold_memory_ids"])
+        assert 0.0 <= value_of(sample, "memory_selection")["useful_f1"] <= 1.0

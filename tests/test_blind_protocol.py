@@ -107,6 +107,7 @@ def _leaks(record: dict, prompt: str) -> list[str]:
     return [s for s in secrets if s and s.lower() in prompt.lower() and s.lower() not in visible]
 
 
+@pytest.mark.slow  # every strategy over all 87 examples
 @pytest.mark.parametrize("name", SOLVERS)
 def test_release_prompts_carry_nothing_beyond_visible_text(name, tmp_path, real_records):
     records = [r.model_dump(mode="json") for r in real_records]

@@ -120,6 +120,7 @@ def test_model_flag_swaps_the_response_model(tmp_path):
     assert list(sample.model_usage) == ["fixed_latency/0"]
 
 
+@SLOW  # eleven inspect eval processes
 @pytest.mark.parametrize(("args", "message"), [
     (["-T", "protocol=open"], "Unknown protocol 'open'; choose from paper, blind."),
     (["-T", "dataset=big"], "Unknown dataset 'big'; choose from release, xl."),

@@ -183,6 +183,7 @@ def _timestamp_aucs(records: list[dict[str, Any]]) -> dict[str, float]:
     return aucs
 
 
+@pytest.mark.slow  # builds XL from the real LoCoMo
 def test_real_build_counts_and_label_free_timestamps(tmp_path):
     manifest = xl.build_xl(xl.locomo_path(), tmp_path)
     assert manifest["source_sha256"] == xl.LOCOMO_SHA256

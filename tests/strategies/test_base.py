@@ -20,6 +20,7 @@ def selections(solver, tmp_path, protocol="paper"):
             for s in samples_of(log)}
 
 
+@pytest.mark.slow  # two runs over all 87 examples each
 @pytest.mark.parametrize(("solver", "count"), [
     (partial(vector_memory, embedder="hashing"), 3),  # e5 would re-embed the release per run
     (graph_memory, 3), (reflection_memory, 3), (summary_memory, None),

@@ -37,12 +37,3 @@ def positive_int(name: str, value: object, minimum: int = 1) -> int:
         raise UserError(f"{name} must be an integer of at least {minimum}, got {value!r}.")
     return number
 
-
-def number(name: str, value: object) -> float:
-    """A real-valued parameter, from a number or its text (``-S tau_u=0.1``)."""
-    try:
-        if isinstance(value, bool):
-            raise ValueError
-        return float(str(value))
-    except ValueError:
-        raise UserError(f"{name} must be a number, got {value!r}.") from None

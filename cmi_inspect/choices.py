@@ -6,6 +6,8 @@ resolve names without an import cycle. Every bad name ends in one line naming th
 
 from __future__ import annotations
 
+from inspect_ai.hooks import Hooks, TaskStart, hooks
+
 from cmi_inspect.errors import UserError, choose
 from cmi_inspect.view import ProtocolName
 
@@ -32,10 +34,61 @@ def risk_filter_name(value: str | bool | None) -> str | None:
     return None if value is None else choose("risk filter", value, RISK_FILTERS)
 
 
+class BlindProtocolError(UserError):
+    """A label- or gold-reading choice was asked to run under the blind protocol (one line)."""
+
+
+def gold_needs_answers(protocol: ProtocolName) -> None:
+    """The gold scorer reads the answer key, which the blind protocol forbids: say so."""
+    if protocol == "blind":
+        raise BlindProtocolError(
+            "cmi with -S intervention=gold (the paper's CMI) reads the gold answer "
+            "inside its selection loop, which the blind protocol forbids. Run it "
+            "with -T protocol=paper, or choose the label-free -S intervention=evidence."
+        )
+
+
 def label_filter_needs_labels(protocol: ProtocolName) -> None:
     """The label risk filter has nothing to read under blind: say so, naming the choices."""
     if protocol == "blind":
-        raise UserError(
+        raise BlindProtocolError(
             "risk_filter=label drops memories by their label, which the blind protocol "
             f"hides; choose from {', '.join(f for f in RISK_FILTERS if f != 'label')}."
         )
+
+
+_built_task_protocols: list[ProtocolName] = []
+"""Protocols of the Causal-LoCoMo tasks built since the last ``cmi`` solver was or the last
+task started. Inspect builds a run's tasks before the solver named by ``--solver``, so that
+solver can refuse a label-reading choice for a blind run once, before any sample starts."""
+
+
+@hooks(
+    name="cmi_inspect_blind_check",
+    description="Refuses gold-reading CMI on blind runs before they start",
+)
+class ForgetStartedTasks(Hooks):
+    """Once a task starts its solver is built, so the tasks recorded concern no later one."""
+
+    async def on_task_start(self, data: TaskStart) -> None:
+        _built_task_protocols.clear()
+
+
+def note_task_protocol(protocol: ProtocolName) -> None:
+    """Record that a task was built under ``protocol`` (read by the next ``cmi`` solver)."""
+    _built_task_protocols.append(protocol)
+
+
+def refuse_for_blind_tasks(intervention: str | None, risk_filter: str | bool | None) -> None:
+    """Refuse ``gold`` or ``label`` before the run when every task just built is blind.
+
+    Tasks of mixed protocols are left to the per-sample check, which names the same choices.
+    """
+    protocols = set(_built_task_protocols)
+    _built_task_protocols.clear()
+    if protocols != {"blind"}:
+        return
+    if intervention_name(intervention) == "gold":
+        gold_needs_answers("blind")
+    if risk_filter_name(risk_filter) == "label":
+        label_filter_needs_labels("blind")

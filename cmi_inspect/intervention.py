@@ -13,26 +13,16 @@ from __future__ import annotations
 
 from inspect_ai.solver import TaskState
 
-from cmi_inspect.choices import intervention_name
+from cmi_inspect.choices import gold_needs_answers, intervention_name
 from cmi_inspect.dataset import CausalLocomoMetadata
-from cmi_inspect.errors import UserError
 from cmi_inspect.scoring import deterministic_score
 from cmi_inspect.strategies.base import AnswerScorer, AnswerScorerFactory
-
-
-class BlindProtocolError(UserError):
-    """A gold-reading component was asked to run under the blind protocol (printed as one line)."""
 
 
 def gold_answer_scorer(state: TaskState) -> AnswerScorer:
     """The reference scorer: the deterministic task score against the gold criteria."""
     meta = state.metadata_as(CausalLocomoMetadata)
-    if meta.protocol == "blind":
-        raise BlindProtocolError(
-            "cmi with -S intervention=gold (the paper's CMI) reads the gold answer "
-            "inside its selection loop, which the blind protocol forbids. Run it "
-            "with -T protocol=paper, or choose the label-free -S intervention=evidence."
-        )
+    gold_needs_answers(meta.protocol)
     criteria = meta.scoring_criteria
 
     async def score(answer: str) -> float:

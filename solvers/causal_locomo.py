@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from inspect_ai.solver import Solver, solver
 
+from cmi_inspect.choices import refuse_for_blind_tasks
 from cmi_inspect.intervention import intervention_scorer
 from cmi_inspect.retrieval import make_embedder
 from cmi_inspect.strategies.base import strategy_solver
@@ -105,6 +106,7 @@ def cmi(
             with the agent's own history, label-free); default: ``gold`` under paper,
             ``evidence`` under blind.
     """
+    refuse_for_blind_tasks(intervention, risk_filter)
     config = CMIConfig(
         k=k,
         tau_u=tau_u,

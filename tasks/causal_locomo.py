@@ -16,6 +16,7 @@ from inspect_ai.model import GenerateConfig
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import cmi_inspect.log_tags  # noqa: E402, F401  names each run's strategy in View's log list
+from cmi_inspect.choices import note_task_protocol  # noqa: E402
 from cmi_inspect.dataset import causal_locomo_dataset  # noqa: E402
 from cmi_inspect.judge import JUDGE_PROMPT_VERSION  # noqa: E402
 from cmi_inspect.prompts import PROMPT_VERSION  # noqa: E402
@@ -51,8 +52,10 @@ def causal_locomo(
     """
     if isinstance(task_families, str):
         task_families = [f.strip() for f in task_families.split(",") if f.strip()]
+    samples = causal_locomo_dataset(protocol, task_families, data_file, dataset)  # type: ignore[arg-type]
+    note_task_protocol(protocol)  # type: ignore[arg-type]
     return Task(
-        dataset=causal_locomo_dataset(protocol, task_families, data_file, dataset),  # type: ignore[arg-type]
+        dataset=samples,
         solver=no_memory(),
         scorer=[task_score(), memory_selection()],
         config=GenerateConfig(temperature=0.0, max_tokens=ANSWER_MAX_TOKENS),

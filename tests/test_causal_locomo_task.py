@@ -141,6 +141,20 @@ def test_user_errors_are_one_line_without_traceback(tmp_path, args, message):
     assert message in " ".join(ours.split()) and len(ours.split()) < 40, printed
 
 
+@SLOW
+@pytest.mark.parametrize(("args", "message"), [
+    (["-S", "intervention=gold"], "choose the label-free -S intervention=evidence"),
+    (["-S", "risk_filter=label"], "blind protocol hides; choose from evidence, none"),
+])
+def test_a_label_reading_cmi_under_blind_stops_before_the_run(tmp_path, args, message):
+    result = run_inspect_eval(tmp_path, "--model", "fixed_latency/0", "--limit", "2", "-T", "protocol=blind",
+                              "--solver", "cmi", *args, check=False, display="plain")
+    printed = result.stdout + result.stderr
+    assert result.returncode != 0 and "Traceback" not in printed, printed
+    assert message in " ".join(printed.split())
+    assert list(tmp_path.glob("*.eval")) == []  # no run started, so no log and no sample failed
+
+
 def test_a_missing_gguf_file_is_one_line(tmp_path):
     result = run_inspect_eval(tmp_path, "--model", "gguf/missing.gguf", "--limit", "1", check=False, display="plain")
     printed = " ".join((result.stdout + result.stderr).split())

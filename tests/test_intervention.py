@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from cmi_inspect.choices import BlindProtocolError
 from cmi_inspect.dataset import causal_locomo_dataset
-from cmi_inspect.intervention import BlindProtocolError, gold_answer_scorer, intervention_scorer
+from cmi_inspect.intervention import gold_answer_scorer, intervention_scorer
 from inspect_ai.model import ModelName
 from inspect_ai.solver import TaskState
 

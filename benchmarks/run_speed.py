@@ -20,14 +20,34 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from inspect_ai.hooks import Hooks, TaskEnd, TaskStart, hooks
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from cmi_inspect.local_model import reuse_totals  # noqa: E402
 from cmi_inspect.report.runs import cache_hits, model_calls, strategy_label, token_usage  # noqa: E402
 from cmi_inspect.run import run_all  # noqa: E402
 from cmi_inspect.strategies import STRATEGIES  # noqa: E402
+
+EVALUATED: dict[str, int] = {}
+"""Prompt tokens the local engines evaluated during each task, by eval id."""
+
+
+@hooks(name="run_speed_evaluated_tokens", description="Prompt tokens evaluated per task")
+class EvaluatedTokens(Hooks):
+    """Reads the local engines' counters at each task's start and end (tasks run one at a time)."""
+
+    def __init__(self) -> None:
+        self.at_start: dict[str, int] = {}
+
+    async def on_task_start(self, data: TaskStart) -> None:
+        self.at_start[data.eval_id] = reuse_totals().evaluated_tokens
+
+    async def on_task_end(self, data: TaskEnd) -> None:
+        start = self.at_start.pop(data.eval_id, 0)
+        EVALUATED[data.eval_id] = reuse_totals().evaluated_tokens - start
 
 
 def wall_clock(log: EvalLog) -> float:
@@ -49,6 +69,7 @@ def rows(log_dir: str) -> list[dict[str, float | str]]:
                 "calls": sum(model_calls(s) for s in samples),
                 "cached": sum(cache_hits(s) for s in samples),
                 "input_tokens": sum(token_usage(s)[0] for s in samples),
+                "evaluated": EVALUATED.get(log.eval.eval_id, 0),
             }
         )
     return sorted(out, key=lambda r: -float(r["seconds"]))
@@ -73,12 +94,12 @@ def timed_pass(log_dir: str, ablations: bool, args: argparse.Namespace) -> float
 
 def print_rows(title: str, total: float, table: list[dict[str, float | str]]) -> None:
     print(f"\n{title}: {total / 60:.1f} min wall-clock in all")
-    print("| run | wall-clock (s) | calls | cached calls | input tokens |")
-    print("| --- | --- | --- | --- | --- |")
+    print("| run | wall-clock (s) | calls | cached calls | input tokens | tokens evaluated |")
+    print("| --- | --- | --- | --- | --- | --- |")
     for r in table:
         print(
             f"| {r['run']} | {float(r['seconds']):.0f} | {r['calls']} | {r['cached']} "
-            f"| {r['input_tokens']} |"
+            f"| {r['input_tokens']} | {r['evaluated']} |"
         )
 
 

@@ -282,6 +282,16 @@ def _close_engines() -> None:
 _loaded: list[_Engine] = []
 
 
+def reuse_totals() -> ReuseStats:
+    """Prompt tokens asked for and evaluated by every engine loaded in this process."""
+    total = ReuseStats()
+    for engine in _loaded:
+        total.calls += engine.stats.calls
+        total.prompt_tokens += engine.stats.prompt_tokens
+        total.evaluated_tokens += engine.stats.evaluated_tokens
+    return total
+
+
 @cache
 def _engine(path: Path, n_ctx: int, n_threads: int | None, cache_mb: int) -> _Engine:
     engine = _Engine(path, n_ctx, n_threads, cache_mb)

@@ -1,0 +1,114 @@
+"""Analysis: how far label-free CMI's answer scorer is from the gold one, on the same answers.
+
+Reads a blind CMI log (``inspect eval tasks/causal_locomo.py --solver cmi -T protocol=blind``),
+re-scores every logged intervention answer (no memory, with each candidate, perturbed) with
+the evidence scorer CMI ran and with the gold scorer the blind protocol forbids, applies
+CMI's rule (utility > tau_u, stability >= tau_s, then the logged risk-filter verdict) and
+prints the selection metrics of each. No model is called. The gold row is what the paper's
+oracle scorer would select from the very same answers: how much of label-free CMI's gap
+is its scorer's, and how much the response model's answers'.
+This reads the answer key, so it is an analysis of a finished run, never part of one.
+
+    python benchmarks/scorer_ceiling.py logs/blind-cmi
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from inspect_ai.log import EvalSample, list_eval_logs, read_eval_log
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from cmi_inspect.dataset import CausalLocomoMetadata  # noqa: E402
+from cmi_inspect.evidence import BlindEvidence  # noqa: E402
+from cmi_inspect.scoring import deterministic_score, selection_metrics  # noqa: E402
+from cmi_inspect.strategies.cmi import CMIDiagnostics  # noqa: E402
+from cmi_inspect.view import key_to_memory_id  # noqa: E402
+
+Scorer = Callable[[str], Awaitable[float]]
+KEYS = ("useful_f1", "recall", "precision", "poison_adoption", "bad_rejection", "n_selected")
+
+
+def evidence_scorer(sample: EvalSample, meta: CausalLocomoMetadata) -> Scorer:
+    request = sample.input if isinstance(sample.input, str) else sample.input[-1].text
+    sessions = sorted(meta.past_sessions, key=lambda s: s.timestamp)
+    return BlindEvidence(request, sessions).score
+
+
+def gold_scorer(sample: EvalSample, meta: CausalLocomoMetadata) -> Scorer:
+    async def score(answer: str) -> float:
+        return deterministic_score(answer, meta.scoring_criteria)
+
+    return score
+
+
+async def replayed_selection(d: CMIDiagnostics, score: Scorer) -> list[str]:
+    """The keys CMI's rule keeps when its logged answers are scored by ``score``."""
+    tau_u, tau_s = d.config["tau_u"], d.config["tau_s"]
+    s_no = await score(d.answer_no_memory)
+    kept = []
+    for c in d.candidates:
+        if c.answer_with is None or c.answer_perturbed is None:
+            raise SystemExit("this CMI run skipped perturbed answers (an ablation or lazy_perturb)")
+        s_with = await score(c.answer_with)
+        utility, stability = s_with - s_no, s_with - await score(c.answer_perturbed)
+        risky = c.reason.startswith(("risk filter", "evidence risk"))
+        if utility > tau_u and stability >= tau_s and not risky:
+            kept.append(c.key)
+    return kept[: d.config.get("budget") or d.config["k"]]
+
+
+async def rows(log_path: str) -> dict[str, list[dict[str, float]]]:
+    log = read_eval_log(log_path)
+    out: dict[str, list[dict[str, float]]] = {"as logged": [], "evidence": [], "gold": []}
+    for sample in log.samples or []:
+        meta = CausalLocomoMetadata.model_validate(sample.metadata)
+        if (sample.store or {}).get("MemorySelection:strategy") != "cmi":
+            continue
+        details = sample.store["MemorySelection:details"]
+        d = CMIDiagnostics.model_validate(details)
+        ids = key_to_memory_id(meta.example_id, meta.memory_bank, meta.protocol)
+        choices = {
+            "as logged": [c.key for c in d.candidates if c.selected],
+            "evidence": await replayed_selection(d, evidence_scorer(sample, meta)),
+            "gold": await replayed_selection(d, gold_scorer(sample, meta)),
+        }
+        for name, keys in choices.items():
+            out[name].append(
+                selection_metrics(
+                    [ids[k] for k in keys], meta.gold_memory_ids, meta.bad_memory_ids,
+                    meta.harmful_ids,
+                )
+            )
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("logs", help="a blind CMI log, or a directory holding one")
+    args = parser.parse_args()
+    path = Path(args.logs)
+    paths = [path.as_posix()] if path.is_file() else [i.name for i in list_eval_logs(args.logs)]
+    for log_path in paths:
+        table = asyncio.run(rows(log_path))
+        if not table["as logged"]:
+            continue
+        print(f"{log_path}: {len(table['as logged'])} samples")
+        print("| answers scored by | " + " | ".join(KEYS) + " |")
+        print("| --- |" + " --- |" * len(KEYS))
+        for name, metrics in table.items():
+            means = [statistics.mean(m[k] for m in metrics) for k in KEYS]
+            print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in means) + " |")
+
+
+if __name__ == "__main__":
+    main()

@@ -47,10 +47,12 @@ DEFAULT_N_CTX = 4096
 prompt processing on a small CPU slows down with the window, so the default
 stays at 4096; raise it with ``-M n_ctx=8192``."""
 DEFAULT_MAX_TOKENS = 128
-DEFAULT_PREFIX_CACHE_MB = 1024
+DEFAULT_PREFIX_CACHE_MB = 2048
 """Memory for the KV states of earlier prompts, so that a prompt sharing a long prefix
 with one of them (a conversation's history, say) skips re-evaluating it; SmolLM2-135M's
-state takes about 23 KB a token. ``-M prefix_cache_mb=0`` turns prefix reuse off."""
+state takes about 23 KB a token, so this holds some 20 to 40 full-history prompts: in the
+release, two examples sharing a history are up to 30 other histories apart.
+``-M prefix_cache_mb=0`` turns prefix reuse off."""
 _NO_CONFIG = GenerateConfig()
 
 

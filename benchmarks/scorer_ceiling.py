@@ -6,7 +6,9 @@ the evidence scorer CMI ran and with the gold scorer the blind protocol forbids,
 CMI's rule (utility > tau_u, stability >= tau_s, then the logged risk-filter verdict) and
 prints the selection metrics of each. No model is called. The gold row is what the paper's
 oracle scorer would select from the very same answers: how much of label-free CMI's gap
-is its scorer's, and how much the response model's answers'.
+is its scorer's, and how much the response model's answers'. For comparison, the last
+row keeps the top proposed candidate, dropped only where the log shows the risk filter
+dropped it (CMI consults the filter only for candidates that passed its rule).
 This reads the answer key, so it is an analysis of a finished run, never part of one.
 
     python benchmarks/scorer_ceiling.py logs/blind-cmi
@@ -33,6 +35,8 @@ from cmi_inspect.strategies.cmi import CMIDiagnostics  # noqa: E402
 from cmi_inspect.view import key_to_memory_id  # noqa: E402
 
 Scorer = Callable[[str], Awaitable[float]]
+RISKY = ("risk filter", "evidence risk")
+"""How CMI's log words a risk-filter rejection."""
 KEYS = ("useful_f1", "recall", "precision", "poison_adoption", "bad_rejection", "n_selected")
 
 
@@ -59,7 +63,7 @@ async def replayed_selection(d: CMIDiagnostics, score: Scorer) -> list[str]:
             raise SystemExit("this CMI run skipped perturbed answers (an ablation or lazy_perturb)")
         s_with = await score(c.answer_with)
         utility, stability = s_with - s_no, s_with - await score(c.answer_perturbed)
-        risky = c.reason.startswith(("risk filter", "evidence risk"))
+        risky = c.reason.startswith(RISKY)
         if utility > tau_u and stability >= tau_s and not risky:
             kept.append(c.key)
     return kept[: d.config.get("budget") or d.config["k"]]
@@ -67,7 +71,9 @@ async def replayed_selection(d: CMIDiagnostics, score: Scorer) -> list[str]:
 
 async def rows(log_path: str) -> dict[str, list[dict[str, float]]]:
     log = read_eval_log(log_path)
-    out: dict[str, list[dict[str, float]]] = {"as logged": [], "evidence": [], "gold": []}
+    out: dict[str, list[dict[str, float]]] = {
+        "as logged": [], "evidence": [], "gold": [], "top candidate (not causal)": []
+    }
     for sample in log.samples or []:
         meta = CausalLocomoMetadata.model_validate(sample.metadata)
         if (sample.store or {}).get("MemorySelection:strategy") != "cmi":
@@ -79,6 +85,9 @@ async def rows(log_path: str) -> dict[str, list[dict[str, float]]]:
             "as logged": [c.key for c in d.candidates if c.selected],
             "evidence": await replayed_selection(d, evidence_scorer(sample, meta)),
             "gold": await replayed_selection(d, gold_scorer(sample, meta)),
+            "top candidate (not causal)": [
+                c.key for c in d.candidates[:1] if not c.reason.startswith(RISKY)
+            ],
         }
         for name, keys in choices.items():
             out[name].append(

@@ -1,7 +1,8 @@
 """Which intervention scorer and which risk filter CMI runs, and their defaults by protocol.
 
 Kept apart from ``intervention`` (which needs the strategies) so that CMI itself can
-resolve names without an import cycle. Every bad name ends in one line naming the choices.
+resolve names without an import cycle. Every bad name ends in one line naming the choices,
+and a choice that reads labels is refused for a blind run before the run starts.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ solver can refuse a label-reading choice for a blind run once, before any sample
 
 @hooks(
     name="cmi_inspect_blind_check",
-    description="Refuses gold-reading CMI on blind runs before they start",
+    description="Lets cmi refuse gold-reading choices before a blind run starts",
 )
 class ForgetStartedTasks(Hooks):
     """Once a task starts its solver is built, so the tasks recorded concern no later one."""

@@ -6,7 +6,14 @@ import asyncio
 import ctypes
 
 import pytest
-from cmi_inspect.local_model import GGUFModel, PromptTooLongError, _SavedStates, gguf_identity, resolve_gguf
+from cmi_inspect.local_model import (
+    GGUFModel,
+    PromptTooLongError,
+    _SavedStates,
+    gguf_identity,
+    resolve_gguf,
+    reuse_totals,
+)
 from inspect_ai.model import GenerateConfig, Model, get_model
 
 PROMPT = "What is the capital of France? Answer in one word."
@@ -80,10 +87,13 @@ async def test_shared_prefix_is_reused_with_the_same_completions():
     asked, evaluated = stats(reuse)[0] - asked, stats(reuse)[1] - evaluated
     assert asked - evaluated == 1024  # two whole n_batch blocks of the history came back
     assert answer.usage is not None and answer.usage.input_tokens == asked
-    before = stats(fresh)
+    before, totals = stats(fresh), reuse_totals()
     expected = await fresh.generate(second, config=config, cache=False)
     assert stats(fresh)[1] - before[1] == stats(fresh)[0] - before[0] == asked
     assert answer.completion == expected.completion
+    after = reuse_totals()  # every engine of the process, as benchmarks/run_speed.py reads them
+    assert (after.prompt_tokens - totals.prompt_tokens, after.evaluated_tokens - totals.evaluated_tokens) == (
+        asked, asked)
 
 
 def test_saved_states_keep_the_longest_prefixes_within_capacity():

@@ -20,6 +20,7 @@ import argparse
 import asyncio
 import statistics
 import sys
+from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -53,23 +54,36 @@ def gold_scorer(sample: EvalSample, meta: CausalLocomoMetadata) -> Scorer:
     return score
 
 
-async def replayed_selection(d: CMIDiagnostics, score: Scorer) -> list[str]:
-    """The keys CMI's rule keeps when its logged answers are scored by ``score``."""
+async def replay(d: CMIDiagnostics, score: Scorer) -> tuple[list[str], dict[str, float]]:
+    """The keys CMI's rule keeps when its logged answers are scored by ``score``, and each
+    candidate's utility."""
     tau_u, tau_s = d.config["tau_u"], d.config["tau_s"]
     s_no = await score(d.answer_no_memory)
-    kept = []
+    kept, utilities = [], {}
     for c in d.candidates:
         if c.answer_with is None or c.answer_perturbed is None:
             raise SystemExit("this CMI run skipped perturbed answers (an ablation or lazy_perturb)")
         s_with = await score(c.answer_with)
         utility, stability = s_with - s_no, s_with - await score(c.answer_perturbed)
-        risky = c.reason.startswith(RISKY)
-        if utility > tau_u and stability >= tau_s and not risky:
+        utilities[c.key] = utility
+        if utility > tau_u and stability >= tau_s and not c.reason.startswith(RISKY):
             kept.append(c.key)
-    return kept[: d.config.get("budget") or d.config["k"]]
+    return kept[: d.config.get("budget") or d.config["k"]], utilities
 
 
-async def rows(log_path: str) -> dict[str, list[dict[str, float]]]:
+class Tally:
+    """Per label: candidates, answers that differ from the no-memory one, positive utilities."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, Counter[str]] = defaultdict(Counter)
+
+    def add(self, label: str, changed: bool, positive: dict[str, bool]) -> None:
+        self.counts[label].update(
+            {"candidates": 1, "changed": int(changed), **{k: int(v) for k, v in positive.items()}}
+        )
+
+
+async def rows(log_path: str, tally: Tally) -> dict[str, list[dict[str, float]]]:
     log = read_eval_log(log_path)
     out: dict[str, list[dict[str, float]]] = {
         "as logged": [], "evidence": [], "gold": [], "top candidate (not causal)": []
@@ -78,13 +92,14 @@ async def rows(log_path: str) -> dict[str, list[dict[str, float]]]:
         meta = CausalLocomoMetadata.model_validate(sample.metadata)
         if (sample.store or {}).get("MemorySelection:strategy") != "cmi":
             continue
-        details = sample.store["MemorySelection:details"]
-        d = CMIDiagnostics.model_validate(details)
+        d = CMIDiagnostics.model_validate(sample.store["MemorySelection:details"])
         ids = key_to_memory_id(meta.example_id, meta.memory_bank, meta.protocol)
+        by_evidence, u_evidence = await replay(d, evidence_scorer(sample, meta))
+        by_gold, u_gold = await replay(d, gold_scorer(sample, meta))
         choices = {
             "as logged": [c.key for c in d.candidates if c.selected],
-            "evidence": await replayed_selection(d, evidence_scorer(sample, meta)),
-            "gold": await replayed_selection(d, gold_scorer(sample, meta)),
+            "evidence": by_evidence,
+            "gold": by_gold,
             "top candidate (not causal)": [
                 c.key for c in d.candidates[:1] if not c.reason.startswith(RISKY)
             ],
@@ -96,6 +111,10 @@ async def rows(log_path: str) -> dict[str, list[dict[str, float]]]:
                     meta.harmful_ids,
                 )
             )
+        for c in d.candidates:
+            changed = (c.answer_with or "").strip() != d.answer_no_memory.strip()
+            positive = {"evidence": u_evidence[c.key] > 0, "gold": u_gold[c.key] > 0}
+            tally.add(meta.labels[ids[c.key]], changed, positive)
     return out
 
 
@@ -108,7 +127,8 @@ def main() -> None:
     path = Path(args.logs)
     paths = [path.as_posix()] if path.is_file() else [i.name for i in list_eval_logs(args.logs)]
     for log_path in paths:
-        table = asyncio.run(rows(log_path))
+        tally = Tally()
+        table = asyncio.run(rows(log_path, tally))
         if not table["as logged"]:
             continue
         print(f"{log_path}: {len(table['as logged'])} samples")
@@ -117,6 +137,12 @@ def main() -> None:
         for name, metrics in table.items():
             means = [statistics.mean(m[k] for m in metrics) for k in KEYS]
             print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in means) + " |")
+        print("\n| label | candidates | answer differs from no memory | utility > 0 (evidence) "
+              "| utility > 0 (gold) |")
+        print("| --- | --- | --- | --- | --- |")
+        for label, n in sorted(tally.counts.items()):
+            cells = (n["candidates"], n["changed"], n["evidence"], n["gold"])
+            print(f"| {label} | " + " | ".join(str(v) for v in cells) + " |")
 
 
 if __name__ == "__main__":

@@ -82,9 +82,10 @@ def test_no_canary_reaches_the_model(name, tmp_path):
 
 
 def test_cmi_with_the_gold_scorer_refuses_blind(tmp_path):
+    gold_cmi = cmi(intervention="gold")  # built before the task, so the sample's own check refuses
     [log] = inspect_eval(
         causal_locomo(protocol="blind", data_file=str(SYNTHETIC)),
-        solver=cmi(intervention="gold"),
+        solver=gold_cmi,
         model=mock_model(lambda p: "x"),
         display="none",
         log_dir=str(tmp_path),

@@ -114,3 +114,19 @@ def value_of(sample: EvalSample, scorer: str) -> dict[str, Any]:
     value = score_of(sample, scorer).value
     assert isinstance(value, dict)
     return value
+
+
+def run_blind(solver: Any, tmp_path: Path, prompts: list[str] | None = None, **task_args: Any) -> EvalLog:
+    """One blind-protocol eval of ``solver`` on a model that always says "I am not sure.",
+    recording its prompts in ``prompts``."""
+    from inspect_ai import eval as inspect_eval
+    from tasks.causal_locomo import causal_locomo
+
+    [log] = inspect_eval(
+        causal_locomo(protocol="blind", **task_args),
+        solver=solver,
+        model=mock_model(lambda p: "I am not sure.", prompts),
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    return log

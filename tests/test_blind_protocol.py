@@ -21,7 +21,7 @@ from inspect_ai.solver import Solver
 from solvers import cmi, full_history, graph_memory, no_memory, reflection_memory, summary_memory, vector_memory
 from tasks.causal_locomo import causal_locomo
 
-from conftest import SYNTHETIC, mock_model
+from conftest import SYNTHETIC, mock_model, run_blind
 
 SOLVERS: dict[str, Callable[[], Solver]] = {
     "no_memory": no_memory,
@@ -36,13 +36,7 @@ LABEL_FIELDS = ("label", "type", "causal_role", "synthetic", "expected_effect", 
 
 def capture(solver, tmp_path, **task_args) -> list[str]:
     prompts: list[str] = []
-    [log] = inspect_eval(
-        causal_locomo(protocol="blind", **task_args),
-        solver=solver,
-        model=mock_model(lambda p: "I am not sure.", prompts),
-        display="none",
-        log_dir=str(tmp_path),
-    )
+    log = run_blind(solver, tmp_path, prompts, **task_args)
     assert log.status == "success", log.error
     assert prompts
     return prompts

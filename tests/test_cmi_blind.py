@@ -11,12 +11,10 @@ import json
 
 import pytest
 from cmi_inspect.errors import UserError
-from inspect_ai import eval as inspect_eval
-from inspect_ai.log import EvalLog
 from solvers import cmi
 from tasks.causal_locomo import causal_locomo
 
-from conftest import SYNTHETIC, mock_model, samples_of
+from conftest import SYNTHETIC, run_blind, samples_of
 
 LABEL_FREE = SYNTHETIC.parent / "label_free.jsonl"
 SUFFIX = "Resolved temporal answer: CANARYSUFFIX"
@@ -46,17 +44,6 @@ def canary_file(tmp_path) -> str:
     path = tmp_path / "canary.jsonl"
     path.write_text("\n".join(lines) + "\n")
     return str(path)
-
-
-def run_blind(solver, tmp_path, prompts: list[str] | None = None, **task_args) -> EvalLog:
-    [log] = inspect_eval(
-        causal_locomo(protocol="blind", **task_args),
-        solver=solver,
-        model=mock_model(lambda p: "I am not sure.", prompts),
-        display="none",
-        log_dir=str(tmp_path),
-    )
-    return log
 
 
 def test_no_canary_reaches_the_model_from_blind_cmi(tmp_path):

@@ -8,6 +8,7 @@ comparison.
 
     python benchmarks/run_speed.py                 # the 87 examples, embedded model
     python benchmarks/run_speed.py --limit 10 --model fixed_latency/0.1
+    python benchmarks/run_speed.py --keep-logs logs/run-speed   # keep the logs to compare
 """
 
 from __future__ import annotations
@@ -110,13 +111,17 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="samples per strategy (default: all 87)")
     parser.add_argument("--model", default="gguf/smollm2", help="response model")
     parser.add_argument("--no-cache", dest="cache", action="store_false")
+    parser.add_argument(
+        "--keep-logs", metavar="DIR", help="write the logs under DIR instead of a temporary folder"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["INSPECT_CACHE_DIR"] = str(Path(tmp) / "cache")  # a cold cache
-        strategies = timed_pass(str(Path(tmp) / "strategies"), False, args)
-        print_rows("seven strategies", strategies, rows(str(Path(tmp) / "strategies")))
-        ablations = timed_pass(str(Path(tmp) / "ablations"), True, args)
-        table = [r for r in rows(str(Path(tmp) / "ablations")) if r["run"] != "cmi"]
+        logs = Path(args.keep_logs or tmp)
+        strategies = timed_pass(str(logs / "strategies"), False, args)
+        print_rows("seven strategies", strategies, rows(str(logs / "strategies")))
+        ablations = timed_pass(str(logs / "ablations"), True, args)
+        table = [r for r in rows(str(logs / "ablations")) if r["run"] != "cmi"]
         print_rows("CMI's ablations on top", ablations, table)
 
 

@@ -9,6 +9,15 @@ oracle scorer would select from the very same answers: how much of label-free CM
 is its scorer's, and how much the response model's answers'. For comparison, the last
 row keeps the top proposed candidate, dropped only where the log shows the risk filter
 dropped it (CMI consults the filter only for candidates that passed its rule).
+
+The rule rows vary CMI's rule, not its scorer, on the evidence scores, each keeping one
+memory, with the risk filter's verdict recomputed for every candidate from the logged
+supports and conflicts: the top-ranked candidate that improves the answer, stable or
+not (causal); the top-ranked one that does not make it worse (a veto: what
+``-S ablation=utility_only -S tau_u=-0.001 -S budget=1 -S prefer=proposal`` selects);
+the top-ranked one the risk filter keeps, utility unread; and the top-ranked one whose
+memory text the history supports at least as well as any conflicting candidate's, which
+needs no model call at all. They show how much of a selection the intervention makes.
 This reads the answer key, so it is an analysis of a finished run, never part of one.
 
     python benchmarks/scorer_ceiling.py logs/blind-cmi
@@ -18,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import statistics
 import sys
 from collections import Counter, defaultdict
@@ -32,7 +42,7 @@ sys.path.insert(0, str(REPO))
 from cmi_inspect.dataset import CausalLocomoMetadata  # noqa: E402
 from cmi_inspect.evidence import BlindEvidence  # noqa: E402
 from cmi_inspect.scoring import deterministic_score, selection_metrics  # noqa: E402
-from cmi_inspect.strategies.cmi import CMIDiagnostics  # noqa: E402
+from cmi_inspect.strategies.cmi import Candidate, CMIDiagnostics  # noqa: E402
 from cmi_inspect.view import key_to_memory_id  # noqa: E402
 
 Scorer = Callable[[str], Awaitable[float]]
@@ -71,6 +81,40 @@ async def replay(d: CMIDiagnostics, score: Scorer) -> tuple[list[str], dict[str,
     return kept[: d.config.get("budget") or d.config["k"]], utilities
 
 
+def evidence_risky(d: CMIDiagnostics, answers: bool = True) -> set[str]:
+    """Candidates the evidence risk filter would drop, whether or not they passed the rule:
+    a conflicting candidate is better supported (memory text, plus with ``answers`` the
+    with-memory answer, as CMI's filter weighs them)."""
+    if d.risk_filter != "evidence":
+        return {c.key for c in d.candidates if c.reason.startswith(RISKY)}
+
+    def support(c: Candidate) -> float:
+        parts = (c.memory_support, c.support_with) if answers else (c.memory_support,)
+        return sum(s.score for s in parts if s is not None)
+
+    by_key = {c.key: c for c in d.candidates}
+    return {
+        c.key for c in d.candidates if any(support(by_key[k]) > support(c) for k in c.conflicts)
+    }
+
+
+def top_ranked(
+    d: CMIDiagnostics,
+    utilities: dict[str, float],
+    floor: float,
+    strict: bool = True,
+    answers: bool = True,
+) -> list[str]:
+    """The best-ranked candidate, not risky, whose utility is above (``strict``) or at least
+    ``floor``; none if there is no such candidate."""
+    risky = evidence_risky(d, answers)
+    for c in d.candidates:  # in rank order
+        u = utilities[c.key]
+        if c.key not in risky and (u > floor if strict else u >= floor):
+            return [c.key]
+    return []
+
+
 class Tally:
     """Per label: candidates, answers that differ from the no-memory one, positive utilities."""
 
@@ -85,9 +129,7 @@ class Tally:
 
 async def rows(log_path: str, tally: Tally) -> dict[str, list[dict[str, float]]]:
     log = read_eval_log(log_path)
-    out: dict[str, list[dict[str, float]]] = {
-        "as logged": [], "evidence": [], "gold": [], "top candidate (not causal)": []
-    }
+    out: dict[str, list[dict[str, float]]] = defaultdict(list)
     for sample in log.samples or []:
         meta = CausalLocomoMetadata.model_validate(sample.metadata)
         if (sample.store or {}).get("MemorySelection:strategy") != "cmi":
@@ -103,11 +145,25 @@ async def rows(log_path: str, tally: Tally) -> dict[str, list[dict[str, float]]]
             "top candidate (not causal)": [
                 c.key for c in d.candidates[:1] if not c.reason.startswith(RISKY)
             ],
+            "rule: top-ranked with utility > 0, no stability test": top_ranked(
+                d, u_evidence, d.config["tau_u"]
+            ),
+            "rule: top-ranked with utility >= 0 (a veto)": top_ranked(
+                d, u_evidence, 0.0, strict=False
+            ),
+            "rule: top-ranked the risk filter keeps, utility unread": top_ranked(
+                d, u_evidence, -math.inf
+            ),
+            "rule: top-ranked by memory-text support only (no model call)": top_ranked(
+                d, u_evidence, -math.inf, answers=False
+            ),
         }
         for name, keys in choices.items():
             out[name].append(
                 selection_metrics(
-                    [ids[k] for k in keys], meta.gold_memory_ids, meta.bad_memory_ids,
+                    [ids[k] for k in keys],
+                    meta.gold_memory_ids,
+                    meta.bad_memory_ids,
                     meta.harmful_ids,
                 )
             )
@@ -137,8 +193,10 @@ def main() -> None:
         for name, metrics in table.items():
             means = [statistics.mean(m[k] for m in metrics) for k in KEYS]
             print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in means) + " |")
-        print("\n| label | candidates | answer differs from no memory | utility > 0 (evidence) "
-              "| utility > 0 (gold) |")
+        print(
+            "\n| label | candidates | answer differs from no memory | utility > 0 (evidence) "
+            "| utility > 0 (gold) |"
+        )
         print("| --- | --- | --- | --- | --- |")
         for label, n in sorted(tally.counts.items()):
             cells = (n["candidates"], n["changed"], n["evidence"], n["gold"])

@@ -78,6 +78,7 @@ def cmi(
     tau_u: float = 0.0,
     tau_s: float = 0.0,
     budget: int | None = None,
+    prefer: str = "utility",
     ablation: str = "full",
     risk_filter: str | bool | None = None,
     lazy_perturb: bool = False,
@@ -91,6 +92,8 @@ def cmi(
         tau_u: Utility threshold (select if utility > tau_u).
         tau_s: Stability threshold (select if stability >= tau_s).
         budget: Most memories selected (default k).
+        prefer: Which passing candidates fill the budget first: ``utility`` (highest
+            utility, the reference) or ``proposal`` (best proposal rank).
         ablation: ``full`` or one of the ablations ``no_perturb``, ``utility_only``,
             ``stability_only``, ``oracle`` (see ``ABLATIONS``).
         risk_filter: ``label`` (drop memories labelled harmful; paper protocol),
@@ -112,6 +115,7 @@ def cmi(
         tau_u=tau_u,
         tau_s=tau_s,
         budget=budget,
+        prefer=prefer,
         ablation=ablation,
         risk_filter=risk_filter,
         lazy_perturb=lazy_perturb,

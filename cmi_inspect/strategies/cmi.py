@@ -102,6 +102,10 @@ ABLATIONS: dict[str, Ablation] = {
 """CMI and its ablations by name (the paper's reference code has these four)."""
 
 
+PREFER = ("utility", "proposal")
+"""Orders in which CMI's passing candidates fill its budget."""
+
+
 @dataclass(frozen=True)
 class CMIConfig:
     k: int = 3
@@ -109,6 +113,10 @@ class CMIConfig:
     tau_s: float = 0.0
     budget: int | None = None
     """Most memories kept; defaults to k."""
+    prefer: str = "utility"
+    """Which passing candidates fill the budget first: ``utility`` (highest utility, the
+    reference) or ``proposal`` (best proposal rank: the retriever's order, the interventions
+    only vetoing)."""
     ablation: str = "full"
     risk_filter: str | bool | None = None
     """``label`` (drop memories labelled harmful; paper only), ``evidence`` (drop a memory
@@ -131,6 +139,8 @@ class CMIConfig:
             raise ValueError(f"ablation must be one of {tuple(ABLATIONS)}, got {self.ablation!r}")
         if self.k < 1:
             raise ValueError("k must be at least 1")
+        if self.prefer not in PREFER:
+            raise ValueError(f"prefer must be one of {PREFER}, got {self.prefer!r}")
         object.__setattr__(self, "risk_filter", risk_filter_name(self.risk_filter))
         intervention_name(self.intervention)
 
@@ -412,7 +422,10 @@ class CMI(MemoryStrategy):
             if reason is None:
                 passing.append(c)
             c.reason = reason or ""
-        passing.sort(key=lambda c: (-(c.utility or 0.0), c.rank))
+        if cfg.prefer == "utility":
+            passing.sort(key=lambda c: (-(c.utility or 0.0), c.rank))
+        else:
+            passing.sort(key=lambda c: c.rank)
         budget = cfg.budget if cfg.budget is not None else cfg.k
         for i, c in enumerate(passing):
             c.selected = i < budget

@@ -99,6 +99,29 @@ async def test_budget(synthetic_records):
     assert reasons == ["over budget", "selected"]
 
 
+async def test_prefer_proposal_fills_the_budget_by_rank_not_utility(synthetic_records):
+    record = synthetic_records[0]
+
+    def respond(prompt: str) -> str:  # the harmful memory helps, less than the gold one
+        if "Comet on 9 March 2022" in prompt and not any(p in prompt for p in PERTURBED):
+            return "March 2022"
+        return answers()(prompt)
+
+    common = {"respond": respond, "risk_filter": False, "budget": 1}
+    by_utility = await run(record, **common)
+    by_rank = await run(record, prefer="proposal", **common)
+    cands = by_key(by_rank)
+    assert 0 < cands["harm_00"]["utility"] < cands["gold_00"]["utility"]
+    assert cands["harm_00"]["rank"] < cands["gold_00"]["rank"]
+    assert [p.key for p in by_utility.picks] == ["gold_00"]
+    assert [p.key for p in by_rank.picks] == ["harm_00"]
+
+
+def test_prefer_must_be_known():
+    with pytest.raises(ValueError, match="prefer must be one of"):
+        CMIConfig(prefer="recency")
+
+
 async def test_no_perturb_uses_s_no_and_makes_no_perturbed_call(synthetic_records):
     prompts: list[str] = []
     sel = await run(synthetic_records[0], prompts=prompts, ablation="no_perturb")

@@ -120,7 +120,7 @@ def test_model_flag_swaps_the_response_model(tmp_path):
     assert list(sample.model_usage) == ["fixed_latency/0"]
 
 
-@SLOW  # eleven inspect eval processes
+@SLOW  # thirteen inspect eval processes
 @pytest.mark.parametrize(("args", "message"), [
     (["-T", "protocol=open"], "Unknown protocol 'open'; choose from paper, blind."),
     (["-T", "dataset=big"], "Unknown dataset 'big'; choose from release, xl."),
@@ -130,6 +130,8 @@ def test_model_flag_swaps_the_response_model(tmp_path):
     (["--solver", "graph_memory", "-S", "top_k=abc"], "top_k must be an integer of at least 1, got 'abc'."),
     (["--solver", "vector_memory", "-S", "embedder=bert"], "Unknown embedder 'bert'; choose from"),
     (["--solver", "summary_memory", "-S", "mode=poem"], "Unknown summary mode 'poem'; choose from llm, concat."),
+    (["--solver", "cmi", "-S", "ablation=random"], "Unknown ablation 'random'; choose from full, no_perturb,"),
+    (["--solver", "cmi", "-S", "prefer=recency"], "Unknown prefer 'recency'; choose from utility, proposal."),
 ])
 def test_user_errors_are_one_line_without_traceback(tmp_path, args, message):
     result = run_inspect_eval(tmp_path, "--model", "fixed_latency/0", "--limit", "1", *args, check=False,

@@ -35,6 +35,7 @@ from cmi_inspect.choices import (
     label_filter_needs_labels,
     risk_filter_name,
 )
+from cmi_inspect.errors import choose, positive_int
 from cmi_inspect.evidence import BlindEvidence, EvidenceWindow, Support, word_overlap
 from cmi_inspect.perturb import perturb
 from cmi_inspect.prompts import memory_prompt, no_memory_prompt
@@ -135,12 +136,9 @@ class CMIConfig:
     from which they count as versions of one claim whatever the embedder's scale."""
 
     def __post_init__(self) -> None:
-        if self.ablation not in ABLATIONS:
-            raise ValueError(f"ablation must be one of {tuple(ABLATIONS)}, got {self.ablation!r}")
-        if self.k < 1:
-            raise ValueError("k must be at least 1")
-        if self.prefer not in PREFER:
-            raise ValueError(f"prefer must be one of {PREFER}, got {self.prefer!r}")
+        choose("ablation", self.ablation, tuple(ABLATIONS))
+        choose("prefer", self.prefer, PREFER)
+        object.__setattr__(self, "k", positive_int("k", self.k))
         object.__setattr__(self, "risk_filter", risk_filter_name(self.risk_filter))
         intervention_name(self.intervention)
 

@@ -118,7 +118,7 @@ async def test_prefer_proposal_fills_the_budget_by_rank_not_utility(synthetic_re
 
 
 def test_prefer_must_be_known():
-    with pytest.raises(ValueError, match="prefer must be one of"):
+    with pytest.raises(ValueError, match="Unknown prefer 'recency'; choose from utility, proposal"):
         CMIConfig(prefer="recency")
 
 

@@ -27,5 +27,5 @@ def test_ablations_describe_their_rule():
 
 
 def test_unknown_ablation():
-    with pytest.raises(ValueError, match="ablation must be one of"):
+    with pytest.raises(ValueError, match="Unknown ablation 'random'; choose from full, no_perturb"):
         registry_create("solver", "cmi", ablation="random")

@@ -18,6 +18,10 @@ from tasks.causal_locomo import causal_locomo
 
 from conftest import SYNTHETIC, mock_model
 
+CMI, VECTOR, GRAPH, SUMMARY = (
+    "cmi[k=4]", "vector_memory[embedder=hashing]", "graph_memory[top_k=1]", "summary_memory[mode=concat]")
+"""The fixture's runs as the report names them: each with the solver arguments it was given."""
+
 
 def answer_3_march(prompt: str) -> str:
     return "3 March 2022" if "Comet on 3 March 2022" in prompt and "not true" not in prompt else "I do not know."
@@ -41,6 +45,7 @@ def log_dir(tmp_path_factory):
     run(no_memory(), lambda p: "superseded")  # an older no_memory log
     run(no_memory(), lambda p: "I do not know.")
     run(graph_memory(top_k=1), lambda p: "3 March 2022")
+    run(graph_memory(), lambda p: "3 March 2022")  # a second graph run, with other arguments
     run(cmi(k=4), answer_3_march)
     run(generate(), lambda p: "x", task=Task(dataset=[Sample(input="hi")], name="other_task"))
     run(vector_memory(embedder="hashing"), fail_on("Which two"))  # one sample of three fails
@@ -56,7 +61,7 @@ def by_strategy(log_dir):
 
 def test_rows_match_hand_computed_values(log_dir):
     rows, _ = by_strategy(log_dir)
-    assert list(rows) == ["cmi", "vector_memory", "graph_memory", "summary_memory", "no_memory"]
+    assert list(rows) == [CMI, VECTOR, "graph_memory", GRAPH, SUMMARY, "no_memory"]
     # "I do not know.": 3/5, 3/5 and 2/4 deterministic, judge 0 -> 0.42, 0.42, 0.35
     none = rows["no_memory"]
     assert none.metrics["score"].mean == pytest.approx((0.42 + 0.42 + 0.35) / 3)
@@ -67,7 +72,7 @@ def test_rows_match_hand_computed_values(log_dir):
         "factual_memory_qa": pytest.approx(0.35), "multi_evidence_memory_qa": pytest.approx(0.42),
         "temporal_memory_qa": pytest.approx(0.42)}
     # graph top-1 picks a gold memory in each example; syn_0001 has two gold -> F1 2/3
-    graph = rows["graph_memory"]
+    graph = rows[GRAPH]
     assert graph.metrics["useful_f1"].mean == pytest.approx((1 + 2 / 3 + 1) / 3)
     assert graph.metrics["n_selected"].mean == 1.0
     assert graph.metrics["poison_adoption"].mean == 0.0
@@ -76,19 +81,25 @@ def test_rows_match_hand_computed_values(log_dir):
     # success (1, 0, 0): sample variance 1/3, standard error sqrt(1/3 / 3) = 1/3
     assert graph.metrics["success"].stderr == pytest.approx(1 / 3)
     # CMI, every memory a candidate: 1 + 2 x bank calls (final answers reused): 9, 7, 5
-    assert rows["cmi"].calls == 7.0
-    assert rows["cmi"].metrics["score"].mean == pytest.approx((1.0 + 0.42 + 0.35) / 3)
-    assert rows["cmi"].metrics["useful_f1"].mean == pytest.approx(1 / 3)  # syn_0000 only
+    assert rows[CMI].calls == 7.0
+    assert rows[CMI].metrics["score"].mean == pytest.approx((1.0 + 0.42 + 0.35) / 3)
+    assert rows[CMI].metrics["useful_f1"].mean == pytest.approx(1 / 3)  # syn_0000 only
+
+
+def test_runs_with_different_solver_arguments_are_separate_rows(log_dir):
+    rows, _ = by_strategy(log_dir)
+    assert rows[GRAPH].metrics["n_selected"].mean == 1.0
+    assert rows["graph_memory"].metrics["n_selected"].mean > 2.0  # the default top_k=3
 
 
 def test_poison_adoption_by_attack_kind(log_dir):
     rows, _ = by_strategy(log_dir)
     # the one harmful memory (a temporal shift, in syn_0000) is a CMI candidate but not kept;
     # every other example has none of that kind
-    assert {k: (m.mean, m.n) for k, m in rows["cmi"].by_attack_kind.items()} == {"temporal_shift": (0.0, 1)}
+    assert {k: (m.mean, m.n) for k, m in rows[CMI].by_attack_kind.items()} == {"temporal_shift": (0.0, 1)}
     markdown = build_report(str(log_dir))
     assert "## Poison adoption by kind of harmful memory" in markdown
-    assert "| cmi | mockllm/model | paper | 0.000 (n=1) |" in markdown
+    assert f"| {CMI} | mockllm/model | paper | 0.000 (n=1) |" in markdown
 
 
 def test_skipped_logs_are_noted(log_dir):
@@ -100,29 +111,31 @@ def test_skipped_logs_are_noted(log_dir):
 
 def test_failed_samples_are_counted_not_hidden(log_dir):
     rows, _ = by_strategy(log_dir)
-    assert (rows["vector_memory"].samples, rows["vector_memory"].failed) == (2, 1)
-    assert (rows["summary_memory"].samples, rows["summary_memory"].failed) == (0, 3)
+    assert (rows[VECTOR].samples, rows[VECTOR].failed) == (2, 1)
+    assert (rows[SUMMARY].samples, rows[SUMMARY].failed) == (0, 3)
     markdown = build_report(str(log_dir))
-    assert "| vector_memory | mockllm/model | paper | 2 | 1 |" in markdown
-    assert "| summary_memory | mockllm/model | paper | 0 | 3 | - |" in markdown
+    assert f"| {VECTOR} | mockllm/model | paper | 2 | 1 |" in markdown
+    assert f"| {SUMMARY} | mockllm/model | paper | 0 | 3 | - |" in markdown
 
 
 def test_seconds_per_sample_is_what_the_samples_spent(log_dir):
     rows, _ = by_strategy(log_dir)
-    [log] = [read_eval_log(str(p)) for p in log_dir.glob("*.eval") if rows["graph_memory"].log == p.name]
+    [log] = [read_eval_log(str(p)) for p in log_dir.glob("*.eval") if rows[GRAPH].log == p.name]
     spent = [s.working_time or 0.0 for s in log.samples or []]
-    assert rows["graph_memory"].seconds_per_sample == pytest.approx(sum(spent) / len(spent))
+    assert rows[GRAPH].seconds_per_sample == pytest.approx(sum(spent) / len(spent))
 
 
 def test_markdown_json_and_figures(log_dir, tmp_path):
     markdown = build_report(str(log_dir), out=tmp_path)
     for title in ("Table 1", "Table 2", "Table 3", "Skipped logs"):
         assert f"## {title}" in markdown
-    assert "| ↳ paper (GPT-4.1, judge GPT-5) | gpt-4.1 | paper | 87 |  | 0.846 |" in markdown
+    # the paper's rows sit under runs with the paper's settings only: no_memory's, not cmi[k=4]'s
+    assert "| ↳ paper (GPT-4.1, judge GPT-5) | gpt-4.1 | paper | 87 |  | 0.429 |" in markdown
+    assert "| ↳ paper (GPT-4.1, judge GPT-5) | gpt-4.1 | paper | 87 |  | 0.846 |" not in markdown
     report = json.loads((tmp_path / "report.json").read_text())
     rows = {r["strategy"]: r for r in report["table1"]}
     assert rows["no_memory"]["metrics"]["score"]["mean"] == pytest.approx(0.396667, abs=1e-6)
-    assert rows["graph_memory"]["metrics"]["useful_f1"]["mean"] == pytest.approx(0.888889, abs=1e-6)
+    assert rows[GRAPH]["metrics"]["useful_f1"]["mean"] == pytest.approx(0.888889, abs=1e-6)
     # Table 3: the gold memory of syn_0000 has utility +0.4 and stability +0.4; all else 0
     table3 = {r["label"]: r for r in report["table3"]}
     assert table3["useful"]["candidates"] == 4

@@ -60,11 +60,16 @@ class Run:
 
 
 def strategy_label(log: EvalLog) -> str:
-    """The solver's name, with the CMI ablation when it is not the full method."""
+    """The solver's name, with the CMI ablation when it is not the full method and every
+    other solver argument the user set: ``cmi[utility_only, budget=1]``,
+    ``vector_memory[embedder=hashing]``. Runs with different arguments stay apart."""
     step = log.plan.steps[-1]
     name = step.solver.split("/")[-1]
-    ablation = step.params.get("ablation", "full")
-    return f"{name}[{ablation}]" if name == "cmi" and ablation != "full" else name
+    passed = dict(step.params_passed or {})
+    ablation = passed.pop("ablation", step.params.get("ablation", "full"))
+    parts = [str(ablation)] if name == "cmi" and ablation != "full" else []
+    parts += [f"{k}={v}" for k, v in sorted(passed.items())]
+    return f"{name}[{', '.join(parts)}]" if parts else name
 
 
 def token_usage(sample: EvalSample) -> tuple[int, int]:

@@ -42,7 +42,7 @@ sys.path.insert(0, str(REPO))
 from cmi_inspect.dataset import CausalLocomoMetadata  # noqa: E402
 from cmi_inspect.evidence import BlindEvidence  # noqa: E402
 from cmi_inspect.scoring import deterministic_score, selection_metrics  # noqa: E402
-from cmi_inspect.strategies.cmi import Candidate, CMIDiagnostics  # noqa: E402
+from cmi_inspect.strategies.cmi import CMI, Candidate, CMIDiagnostics  # noqa: E402
 from cmi_inspect.view import key_to_memory_id  # noqa: E402
 
 Scorer = Callable[[str], Awaitable[float]]
@@ -87,12 +87,13 @@ def evidence_risky(d: CMIDiagnostics, answers: bool = True) -> set[str]:
     with-memory answer, as CMI's filter weighs them)."""
     if d.risk_filter != "evidence":
         return {c.key for c in d.candidates if c.reason.startswith(RISKY)}
+    by_key = {c.key: c for c in d.candidates}
+    if answers:  # CMI's own filter
+        return {c.key for c in d.candidates if CMI._evidence_risk(c, by_key) is not None}
 
     def support(c: Candidate) -> float:
-        parts = (c.memory_support, c.support_with) if answers else (c.memory_support,)
-        return sum(s.score for s in parts if s is not None)
+        return c.memory_support.score if c.memory_support is not None else 0.0
 
-    by_key = {c.key: c for c in d.candidates}
     return {
         c.key for c in d.candidates if any(support(by_key[k]) > support(c) for k in c.conflicts)
     }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import threading
 
 import pytest
 from cmi_inspect.local_model import (
@@ -32,16 +33,26 @@ async def test_generates_with_usage_and_is_deterministic():
 
 
 @pytest.mark.slow  # generates with the real model
-async def test_concurrent_calls_share_one_instance_and_match_sequential():
+async def test_concurrent_calls_share_one_instance_and_thread_and_match_sequential(monkeypatch):
     model = get_model("gguf/smollm2", memoize=False)
     other = get_model("gguf/smollm2", memoize=False)
     assert isinstance(model.api, GGUFModel) and isinstance(other.api, GGUFModel)
-    assert model.api.engine is other.api.engine
+    engine = model.api.engine
+    assert engine is other.api.engine
+    threads: set[int] = set()  # every llama.cpp call runs on one thread (see _Engine)
+    complete = engine.llm.create_chat_completion
+
+    def spy(**kwargs):
+        threads.add(threading.get_ident())
+        return complete(**kwargs)
+
+    monkeypatch.setattr(engine.llm, "create_chat_completion", spy)
     prompts = [f"Name a colour that starts with the letter {c}." for c in "bgrp"]
-    config = GenerateConfig(max_tokens=12)
-    sequential = [(await model.generate(p, config=config)).completion for p in prompts]
-    concurrent = await asyncio.gather(*(other.generate(p, config=config) for p in prompts))
+    config = GenerateConfig(max_tokens=12)  # cache=False: an earlier eval may leave a cache policy active
+    sequential = [(await model.generate(p, config=config, cache=False)).completion for p in prompts]
+    concurrent = await asyncio.gather(*(other.generate(p, config=config, cache=False) for p in prompts))
     assert [o.completion for o in concurrent] == sequential
+    assert len(threads) == 1 and threading.get_ident() not in threads
 
 
 @pytest.mark.slow  # generates with the real model

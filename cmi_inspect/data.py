@@ -16,13 +16,12 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from platformdirs import user_cache_dir
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from cmi_inspect.errors import UserError
+from cmi_inspect.paths import cache_dir
 
 DATA_DIR_ENV = "CMI_DATA_DIR"
-CACHE_DIR_ENV = "CMI_CACHE_DIR"
 
 CAUSAL_LOCOMO_PATH = "causal-locomo/causal_locomo_final_with_history.jsonl"
 CAUSAL_LOCOMO_URL = (
@@ -114,10 +113,6 @@ def user_path(path: str | Path) -> Path:
     return bases[0] / given
 
 
-def _cache_dir() -> Path:
-    return Path(os.environ.get(CACHE_DIR_ENV) or user_cache_dir("cmi-inspect"))
-
-
 def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as f:
@@ -166,7 +161,7 @@ def pinned_file(relative: str, url: str, sha256: str) -> Path:
             )
         _verify(path, sha256)
         return path
-    cached = _cache_dir() / relative
+    cached = cache_dir() / relative
     if cached.is_file():
         _verify(cached, sha256)
         return cached

@@ -21,7 +21,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from cmi_inspect.data import DataError, _cache_dir, pinned_file, sha256_of
+from cmi_inspect.data import DataError, pinned_file, sha256_of
+from cmi_inspect.paths import cache_dir
 
 LOCOMO_PATH = "locomo/locomo10.json"
 LOCOMO_URL = (
@@ -936,7 +937,7 @@ def locomo_path() -> Path:
 
 def xl_path() -> Path:
     """Causal-LoCoMo-XL, built into the cache on first use and reused while it checks out."""
-    out_dir = _cache_dir() / "xl" / f"{BUILDER_VERSION}-{LOCOMO_SHA256[:12]}"
+    out_dir = cache_dir() / "xl" / f"{BUILDER_VERSION}-{LOCOMO_SHA256[:12]}"
     jsonl, manifest_path = out_dir / XL_FILE, out_dir / MANIFEST_FILE
     if jsonl.is_file() and manifest_path.is_file():
         try:

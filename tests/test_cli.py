@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cmi_inspect import data
+from cmi_inspect import data, paths
 from cmi_inspect.cli import main
 
 from conftest import REPO, SYNTHETIC
@@ -29,7 +29,7 @@ def test_report_reads_only_the_logs(tmp_path, capsys, monkeypatch):
     capsys.readouterr()
     # no data anywhere: CMI's Table 3 takes the labels from the samples' metadata
     monkeypatch.delenv(data.DATA_DIR_ENV)
-    monkeypatch.setenv(data.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(paths.CACHE_DIR_ENV, str(tmp_path / "cache"))
     monkeypatch.setattr(data, "CAUSAL_LOCOMO_URL", "http://127.0.0.1:9/x.jsonl")
     assert main(["report", str(logs)]) == 0
     printed = capsys.readouterr().out

@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from cmi_inspect import data
+from cmi_inspect import data, paths
 from cmi_inspect.data import DataError, causal_locomo_path, load_records
 
 from conftest import SYNTHETIC
@@ -98,7 +98,7 @@ def test_local_dir_without_the_file(tmp_path, monkeypatch):
 
 def test_no_data_and_no_network_says_which_variable(tmp_path, monkeypatch):
     monkeypatch.delenv(data.DATA_DIR_ENV, raising=False)
-    monkeypatch.setenv(data.CACHE_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(paths.CACHE_DIR_ENV, str(tmp_path))
     monkeypatch.setattr(data, "CAUSAL_LOCOMO_URL", "http://127.0.0.1:9/causal.jsonl")
     with pytest.raises(DataError, match="set CMI_DATA_DIR"):
         causal_locomo_path()
@@ -108,7 +108,7 @@ def test_no_data_and_no_network_says_which_variable(tmp_path, monkeypatch):
 def test_download_is_verified_and_cached(tmp_path, monkeypatch):
     release = causal_locomo_path()  # the local copy or the session's own download
     monkeypatch.delenv(data.DATA_DIR_ENV, raising=False)
-    monkeypatch.setenv(data.CACHE_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(paths.CACHE_DIR_ENV, str(tmp_path))
     monkeypatch.setattr(data, "CAUSAL_LOCOMO_URL", release.as_uri())
     path = causal_locomo_path()
     assert path == tmp_path / data.CAUSAL_LOCOMO_PATH
@@ -119,7 +119,7 @@ def test_download_is_verified_and_cached(tmp_path, monkeypatch):
 
 def test_download_with_wrong_checksum_leaves_nothing(tmp_path, monkeypatch):
     monkeypatch.delenv(data.DATA_DIR_ENV, raising=False)
-    monkeypatch.setenv(data.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(paths.CACHE_DIR_ENV, str(tmp_path / "cache"))
     wrong = tmp_path / "wrong.jsonl"
     shutil.copy(SYNTHETIC, wrong)
     monkeypatch.setattr(data, "CAUSAL_LOCOMO_URL", wrong.as_uri())

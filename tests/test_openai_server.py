@@ -67,7 +67,7 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
     log = (tmp_path_factory.mktemp("llamacpp-server") / "server.log").open("wb")
     command = [
-        sys.executable, "-m", "llama_cpp.server", "--model", str(resolve_gguf("smollm2")),
+        sys.executable, "-m", "cmi_inspect.local_model.serve", "--model", str(resolve_gguf("smollm2")),
         "--model_alias", ALIAS, "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096",
     ]
     server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)

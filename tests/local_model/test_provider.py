@@ -3,21 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import ctypes
+import sys
 import threading
 
 import pytest
-from cmi_inspect.local_model import (
-    LARGE_BATCH,
-    GGUFModel,
-    PromptTooLongError,
-    _SavedStates,
-    gguf_identity,
-    large_prefix,
-    resolve_gguf,
-    reusable_prefix,
-    reuse_totals,
-)
+from cmi_inspect.local_model import LARGE_BATCH, GGUFModel, PromptTooLongError, reuse_totals
+from cmi_inspect.local_model import probe as probe_module
 from inspect_ai.model import GenerateConfig, Model, get_model
 
 PROMPT = "What is the capital of France? Answer in one word."
@@ -46,13 +37,13 @@ async def test_concurrent_calls_share_one_instance_and_thread_and_match_sequenti
     engine = model.api.engine
     assert engine is other.api.engine
     threads: set[int] = set()  # every llama.cpp call runs on one thread (see _Engine)
-    complete = engine.llm.create_chat_completion
+    complete = engine.llm.complete
 
-    def spy(**kwargs):
+    def spy(*args):
         threads.add(threading.get_ident())
-        return complete(**kwargs)
+        return complete(*args)
 
-    monkeypatch.setattr(engine.llm, "create_chat_completion", spy)
+    monkeypatch.setattr(engine.llm, "complete", spy)
     prompts = [f"Name a colour that starts with the letter {c}." for c in "bgrp"]
     config = GenerateConfig(max_tokens=12)  # cache=False: an earlier eval may leave a cache policy active
     sequential = [(await model.generate(p, config=config, cache=False)).completion for p in prompts]
@@ -120,86 +111,38 @@ async def test_shared_prefix_is_reused_with_the_same_completions(days, reused):
         asked, asked)
 
 
-def batch_kinds(n_prompt: int, start: int, block: int, large: int) -> list[object]:
-    """Per token of a prompt decoded from ``start`` in ``block``-token batches: "large",
-    or the (start, size) of its small batch; tokens before ``start`` count as large."""
-    kinds: list[object] = ["large"] * start
-    for begin in range(start, n_prompt, block):
-        size = min(block, n_prompt - begin)
-        kinds += ["large" if size >= large else (begin, size)] * size
-    return kinds
-
-
-def test_reusable_prefix_keeps_every_token_in_the_batch_kind_of_a_fresh_run():
-    block, large = 16, 4
-    for n_prompt in range(1, 70):
-        fresh = batch_kinds(n_prompt, 0, block, large)
-        for shared in range(n_prompt + 1):
-            valid = [
-                cut
-                for cut in range(min(shared, n_prompt - 1) + 1)
-                if all(kind == "large" for kind in fresh[:cut])
-                and batch_kinds(n_prompt, cut, block, large) == fresh
-            ]
-            cut = reusable_prefix(shared, n_prompt, block, large)
-            assert cut == max(valid), (n_prompt, shared)  # valid, and the deepest valid one
-            decoded = batch_kinds(n_prompt, cut, block, large)
-            large_tokens = next((i for i, k in enumerate(decoded) if k != "large"), n_prompt)
-            assert large_prefix(cut, n_prompt, block, large) == large_tokens
-
-
-def test_reuse_cuts_on_the_real_block_size():
-    assert reusable_prefix(60, 130, 512) == 60  # a one-memory prompt: its shared instruction
-    assert reusable_prefix(60, 100, 512) == 100 - LARGE_BATCH  # the last batch stays large
-    assert reusable_prefix(1900, 1036, 512) == 1024  # a fresh run ends in a 12-token batch
-    assert reusable_prefix(1480, 2000, 512) == 2000 - 512 - LARGE_BATCH  # not a 8-token batch
-
-
-def test_saved_states_keep_the_longest_prefixes_within_capacity():
-    states = _SavedStates(capacity=10)
-    states.put((1, 2, 3), (ctypes.c_uint8 * 4)(), 3)
-    states.put((1, 2, 3, 4), (ctypes.c_uint8 * 4)(), 4)  # makes the state of (1, 2, 3) redundant
-    states.put((5, 6), (ctypes.c_uint8 * 4)(), 2)
-    assert list(states.states) == [(1, 2, 3, 4), (5, 6)]
-    assert states.longest([1, 2, 3, 9]) == ((1, 2, 3, 4), 3)
-    assert states.longest([9]) == ((), 0)
-    states.get((1, 2, 3, 4))
-    states.put((7,), (ctypes.c_uint8 * 4)(), 1)  # over capacity: the least recently used goes
-    assert list(states.states) == [(1, 2, 3, 4), (7,)] and states.size == 8
-    states.put((8,), (ctypes.c_uint8 * 11)(), 1)  # larger than the whole capacity: not kept
-    assert (8,) not in states.states and states.size == 8
-
-
-def test_saved_states_offer_only_their_large_batch_tokens():
-    states = _SavedStates(capacity=100)
-    states.put((1, 2, 3, 4, 5), (ctypes.c_uint8 * 4)(), 2)  # tokens 3 to 5 came in a small batch
-    states.put((1, 2, 3, 4), (ctypes.c_uint8 * 4)(), 4)
-    states.put((1, 2, 3, 4, 5, 6), (ctypes.c_uint8 * 4)(), 3)  # fewer large tokens: both kept
-    assert list(states.states) == [(1, 2, 3, 4), (1, 2, 3, 4, 5, 6)]
-    assert states.longest([1, 2, 3, 4, 5, 6]) == ((1, 2, 3, 4), 4)
-
-
 async def test_token_counting_uses_the_model_tokenizer():
     model = get_model("gguf/smollm2", memoize=False)
     assert await model.count_tokens("hello world") == 2
     assert await model.count_tokens(PROMPT) < await model.count_tokens(PROMPT + " " + PROMPT)
 
 
-def test_model_resolution(tmp_path):
-    assert resolve_gguf("smollm2").name == "SmolLM2-135M-Instruct.Q4_1.gguf"
-    assert resolve_gguf(str(resolve_gguf("smollm2"))).is_file()
-    with pytest.raises(ValueError, match="Unknown local model 'gpt2'"):
-        resolve_gguf("gpt2")
-    with pytest.raises(ValueError, match="Unknown local model"):
-        resolve_gguf(str(tmp_path / "missing.gguf"))
-    with pytest.raises(ValueError, match="Unknown arguments for the gguf provider"):
-        get_model("gguf/smollm2", temperature_boost=1, memoize=False)
+@pytest.mark.slow  # generates with the real model
+@pytest.mark.parametrize("extra_bufts", ["auto", "off"])  # never "on": it crashes some CPUs
+async def test_a_long_prompt_gets_an_answer_and_the_output_names_the_engine(extra_bufts):
+    model = get_model("gguf/smollm2", extra_bufts=extra_bufts, memoize=False)
+    prompt = f"{history(120)}\n\nWhat was the favourite number on day 5?"
+    assert await model.count_tokens(prompt) >= 1000
+    output = await model.generate(prompt, config=GenerateConfig(max_tokens=16), cache=False)
+    assert output.completion.strip()
+    assert output.usage is not None and output.usage.input_tokens >= 1000
+    assert output.metadata is not None
+    engine = output.metadata["llama_cpp"]
+    assert isinstance(model.api, GGUFModel)
+    assert engine == {"extra_bufts": model.api.choice.extra_bufts, "chosen_by": model.api.choice.chosen_by}
+    if extra_bufts == "off":
+        assert engine == {"extra_bufts": False, "chosen_by": "-M extra_bufts=off"}
 
 
-def test_cache_identity_follows_the_file_not_its_name(tmp_path):
-    bundled = resolve_gguf("smollm2")
-    assert gguf_identity(bundled) == gguf_identity(bundled)
-    assert get_model("gguf/smollm2", memoize=False).api.base_url == gguf_identity(bundled)
-    copy = tmp_path / "SmolLM2-135M-Instruct.Q4_1.gguf"
-    copy.write_bytes(bundled.read_bytes()[:-1] + b"\0")  # same name and size, other content
-    assert gguf_identity(copy) != gguf_identity(bundled)
+def test_a_crashing_probe_turns_the_extra_buffers_off(monkeypatch, tmp_path):
+    monkeypatch.setenv("CMI_CACHE_DIR", str(tmp_path))
+    crash = [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGILL)"]
+    monkeypatch.setattr(probe_module, "child_command", lambda model: crash)
+    model = get_model("gguf/smollm2", memoize=False)
+    assert isinstance(model.api, GGUFModel)
+    assert model.api.choice.extra_bufts is False
+    assert "SIGILL" in model.api.choice.chosen_by
+    assert model.api.base_url is not None and model.api.base_url.endswith(":no-extra-bufts")
+    forced = get_model("gguf/smollm2", extra_bufts=True, memoize=False)  # -M extra_bufts=on
+    assert isinstance(forced.api, GGUFModel) and forced.api.choice.extra_bufts is True
+    assert forced.api.base_url is not None and not forced.api.base_url.endswith("-bufts")

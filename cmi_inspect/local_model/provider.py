@@ -1,0 +1,138 @@
+"""``gguf/NAME``: the Inspect model provider over the in-process engine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+from inspect_ai.model import (
+    ChatMessage,
+    GenerateConfig,
+    ModelAPI,
+    ModelCall,
+    ModelInfo,
+    ModelOutput,
+    ModelUsage,
+    set_model_info,
+)
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+from cmi_inspect.errors import UserError
+from cmi_inspect.local_model.engine import Engine, engine_for
+from cmi_inspect.local_model.files import gguf_identity, resolve_gguf
+from cmi_inspect.local_model.probe import choose_extra_bufts
+
+DEFAULT_N_CTX = 4096
+"""Context window the embedded default runs with: SmolLM2 supports 8192, but
+prompt processing on a small CPU slows down with the window, so the default
+stays at 4096; raise it with ``-M n_ctx=8192``."""
+DEFAULT_MAX_TOKENS = 128
+DEFAULT_PREFIX_CACHE_MB = 2048
+"""Memory for the KV states of earlier prompts, so that a prompt sharing a prefix with
+one of them (an instruction, a conversation's history) skips re-evaluating it; SmolLM2-135M's
+state takes about 23 KB a token, so this holds some 20 to 40 full-history prompts: in the
+release, two examples sharing a history are up to 30 other histories apart.
+``-M prefix_cache_mb=0`` turns prefix reuse off."""
+_NO_CONFIG = GenerateConfig()
+
+
+def as_chat(input: list[ChatMessage]) -> list[dict[str, str]]:
+    """Inspect's messages as the role/content dicts of the model's chat template."""
+    return [{"role": m.role if m.role != "tool" else "user", "content": m.text} for m in input]
+
+
+class GGUFModel(ModelAPI):
+    """Greedy (temperature 0) chat completion on a local GGUF model.
+
+    ``-M extra_bufts=auto`` (the default) probes once per machine whether llama.cpp's
+    extra weight buffers (AMX) run here and turns them off where they crash (``probe``);
+    ``on`` / ``off`` force the choice. Every output's metadata says which ran.
+    """
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = _NO_CONFIG,
+        n_ctx: int = DEFAULT_N_CTX,
+        n_threads: int | None = None,
+        prefix_cache_mb: int = DEFAULT_PREFIX_CACHE_MB,
+        extra_bufts: str | bool = "auto",
+        **model_args: Any,
+    ) -> None:
+        if model_args:
+            raise UserError(f"Unknown arguments for the gguf provider: {sorted(model_args)}")
+        path = resolve_gguf(model_name)
+        self.choice = choose_extra_bufts(extra_bufts, path)
+        # Inspect keys its model-call cache on the base URL: make it the file's identity
+        # (and the engine configuration, where it differs from the default), so a different
+        # GGUF file under the same name never reads another model's answers
+        identity = gguf_identity(path) + ("" if self.choice.extra_bufts else ":no-extra-bufts")
+        super().__init__(model_name, base_url or identity, api_key, [], config)
+        self.path: Path = path
+        self.n_ctx = int(n_ctx)
+        self.n_threads = n_threads
+        self.prefix_cache_mb = int(prefix_cache_mb)
+        set_model_info(
+            f"gguf/{model_name}",
+            ModelInfo(context_length=self.n_ctx, output_tokens=self.n_ctx),
+        )
+
+    @property
+    def engine(self) -> Engine:
+        return engine_for(
+            self.path, self.n_ctx, self.n_threads, self.prefix_cache_mb, self.choice.extra_bufts
+        )
+
+    def max_tokens(self) -> int | None:
+        return DEFAULT_MAX_TOKENS
+
+    def max_connections(self) -> int:
+        return 1
+
+    async def count_text_tokens(self, text: str) -> int:
+        return self.engine.text_tokens(text)
+
+    async def count_tokens(
+        self, input: str | list[ChatMessage], config: GenerateConfig | None = None
+    ) -> int:
+        if isinstance(input, str):
+            return await self.count_text_tokens(input)
+        return self.engine.prompt_tokens(as_chat(input))
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> tuple[ModelOutput, ModelCall]:
+        messages = as_chat(input)
+        max_tokens = config.max_tokens or DEFAULT_MAX_TOKENS
+        engine_config = {"extra_bufts": self.choice.extra_bufts, "chosen_by": self.choice.chosen_by}
+        request = {
+            "model": str(self.path.name),
+            "messages": messages,
+            "max_tokens": max_tokens,
+            "engine": engine_config,
+        }
+        engine = self.engine
+        response = await anyio.to_thread.run_sync(
+            engine.chat, messages, max_tokens, config.stop_seqs
+        )
+        choice = response["choices"][0]
+        usage = response["usage"]
+        output = ModelOutput.from_content(
+            model=self.model_name,
+            content=(choice["message"]["content"] or "").strip(),
+            stop_reason="max_tokens" if choice.get("finish_reason") == "length" else "stop",
+        )
+        output.usage = ModelUsage(
+            input_tokens=usage["prompt_tokens"],
+            output_tokens=usage["completion_tokens"],
+            total_tokens=usage["total_tokens"],
+        )
+        output.metadata = {"llama_cpp": engine_config}
+        return output, ModelCall.create(request, response)

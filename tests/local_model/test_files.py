@@ -1,0 +1,27 @@
+"""Model names to GGUF files, and the identity that keys Inspect's model-call cache."""
+
+from __future__ import annotations
+
+import pytest
+from cmi_inspect.local_model import gguf_identity, resolve_gguf
+from inspect_ai.model import get_model
+
+
+def test_model_resolution(tmp_path):
+    assert resolve_gguf("smollm2").name == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert resolve_gguf(str(resolve_gguf("smollm2"))).is_file()
+    with pytest.raises(ValueError, match="Unknown local model 'gpt2'"):
+        resolve_gguf("gpt2")
+    with pytest.raises(ValueError, match="Unknown local model"):
+        resolve_gguf(str(tmp_path / "missing.gguf"))
+    with pytest.raises(ValueError, match="Unknown arguments for the gguf provider"):
+        get_model("gguf/smollm2", temperature_boost=1, memoize=False)
+
+
+def test_cache_identity_follows_the_file_not_its_name(tmp_path):
+    bundled = resolve_gguf("smollm2")
+    assert gguf_identity(bundled) == gguf_identity(bundled)
+    assert get_model("gguf/smollm2", memoize=False).api.base_url == gguf_identity(bundled)
+    copy = tmp_path / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    copy.write_bytes(bundled.read_bytes()[:-1] + b"\0")  # same name and size, other content
+    assert gguf_identity(copy) != gguf_identity(bundled)

@@ -61,4 +61,5 @@ def causal_locomo(
         config=GenerateConfig(temperature=0.0, max_tokens=ANSWER_MAX_TOKENS),
         metadata={"answer_prompt": PROMPT_VERSION, "judge_prompt": JUDGE_PROMPT_VERSION},
         version=TASK_VERSION,
+        headline_metric="task_score.score",  # the mean task score, as View and the CLI show
     )

@@ -1,9 +1,11 @@
 """Test isolation and shared helpers.
 
 Inspect's data, cache and log directories go under a temporary directory (no
-writes into the home directory). The data comes from the local copy in
-``../shared/data`` when it exists, else from the pinned download (cached for
-the session), as in a user's run.
+writes into the home directory). The data comes from ``CMI_DATA_DIR``, else the local
+copy in ``../shared/data`` when it exists, else from the pinned download (cached for
+the session), as in a user's run; a test that needs the real release or LoCoMo and can
+have neither skips with one line saying how to provide them (the ``release_file`` and
+``locomo_file`` fixtures). Every other test runs on fixtures in the repository.
 """
 
 from __future__ import annotations
@@ -59,11 +61,53 @@ def mock_model(respond: Responder, prompts: list[str] | None = None, role: str |
     return get_model("mockllm/model", custom_outputs=outputs, memoize=False)
 
 
-@pytest.fixture(scope="session")
-def real_records():
-    from cmi_inspect.data import causal_locomo_path, load_records
+def _pinned_or_skip(find: Callable[[], Path], what: str) -> Path:
+    from cmi_inspect.data import DATA_DIR_ENV, DataError
 
-    return load_records(causal_locomo_path())
+    try:
+        return find()
+    except DataError:
+        pytest.skip(f"needs {what}: set {DATA_DIR_ENV} to a copy of the data folder "
+                    "(README, 'Data') or allow its pinned download")
+
+
+def require_data(*args: object) -> None:
+    """Skip unless the data that a run with these task arguments (``data_file=F``,
+    ``dataset=xl``, as CLI words or dict items) reads can be had."""
+    words = " ".join(str(a) for a in args)
+    if "data_file" in words:
+        return
+    if "dataset=xl" in words.replace("'", "").replace(": ", "="):
+        from cmi_inspect.xl import LOCOMO_PATH, locomo_path
+
+        _pinned_or_skip(locomo_path, f"LoCoMo ({LOCOMO_PATH})")
+    else:
+        from cmi_inspect.data import CAUSAL_LOCOMO_PATH, causal_locomo_path
+
+        _pinned_or_skip(causal_locomo_path, f"the Causal-LoCoMo release ({CAUSAL_LOCOMO_PATH})")
+
+
+@pytest.fixture(scope="session")
+def release_file() -> Path:
+    """The real Causal-LoCoMo release (skips when it cannot be had)."""
+    from cmi_inspect.data import CAUSAL_LOCOMO_PATH, causal_locomo_path
+
+    return _pinned_or_skip(causal_locomo_path, f"the Causal-LoCoMo release ({CAUSAL_LOCOMO_PATH})")
+
+
+@pytest.fixture(scope="session")
+def locomo_file() -> Path:
+    """The real LoCoMo conversations XL is built from (skips when they cannot be had)."""
+    from cmi_inspect.xl import LOCOMO_PATH, locomo_path
+
+    return _pinned_or_skip(locomo_path, f"LoCoMo ({LOCOMO_PATH})")
+
+
+@pytest.fixture(scope="session")
+def real_records(release_file):
+    from cmi_inspect.data import load_records
+
+    return load_records(release_file)
 
 
 @pytest.fixture(scope="session")
@@ -122,6 +166,7 @@ def run_blind(solver: Any, tmp_path: Path, prompts: list[str] | None = None, **t
     from inspect_ai import eval as inspect_eval
     from tasks.causal_locomo import causal_locomo
 
+    require_data(task_args)
     [log] = inspect_eval(
         causal_locomo(protocol="blind", **task_args),
         solver=solver,

@@ -14,7 +14,7 @@ from cmi_inspect.prompts import PROMPT_VERSION
 from inspect_ai.log import EvalLog, read_eval_log
 from tasks.causal_locomo import TASK_VERSION
 
-from conftest import REPO, SYNTHETIC, samples_of, score_of, value_of
+from conftest import REPO, SYNTHETIC, require_data, samples_of, score_of, value_of
 
 SLOW = pytest.mark.slow  # runs the embedded local model
 
@@ -25,6 +25,7 @@ def run_inspect_eval(
     tmp_path: Path, *args: str, check: bool = True, display: str = "none"
 ) -> subprocess.CompletedProcess[str]:
     """``inspect eval tasks/causal_locomo.py ARGS`` from the repository root, as a user types it."""
+    require_data(*args)
     env = {k: v for k, v in os.environ.items() if k not in ("INSPECT_EVAL_MODEL", "INSPECT_LOG_DIR")}
     return subprocess.run(
         [INSPECT, "eval", "tasks/causal_locomo.py", "--log-dir", str(tmp_path), "--display", display, *args],
@@ -185,3 +186,25 @@ def test_xl_end_to_end_on_a_few_samples(tmp_path):
     for sample in samples:
         assert {m["memory_id"] for m in sample.metadata["memory_bank"]} >= set(sample.metadata["gold_memory_ids"])
         assert 0.0 <= value_of(sample, "memory_selection")["useful_f1"] <= 1.0
+
+
+def test_the_log_header_leads_with_the_mean_task_score_and_names_the_strategy(tmp_path):
+    from inspect_ai.analysis import evals_df
+
+    run_inspect_eval(tmp_path, "--solver", "cmi", "-S", "ablation=no_perturb", "-T", "protocol=blind",
+                     "-T", f"data_file={SYNTHETIC}", "--model", "fixed_latency/0", "--limit", "3")
+    [path] = tmp_path.glob("*.eval")
+    header = read_eval_log(str(path), header_only=True)
+    assert header.status == "success" and header.results is not None and header.samples is None
+    first = header.results.scores[0]  # what View's list, `inspect log list` and evals_df() read
+    assert (first.scorer, first.name) == ("task_score", "score")
+    assert list(first.metrics)[:2] == ["mean", "stderr"]
+    assert all(score.metrics for score in header.results.scores)  # no empty parent entry
+    names = [score.name for score in header.results.scores]
+    assert names[:5] == ["score", "deterministic", "judge", "success", "judge_error"]
+    assert {"useful_f1", "poison_adoption"} <= set(names)
+    assert header.eval.task_display_name == "causal_locomo: cmi[no_perturb] (blind, data_file)"
+    row = evals_df(str(path), quiet=True).iloc[0]
+    assert (row["score_headline_name"], row["score_headline_score"]) == ("task_score", "score")
+    assert row["score_headline_metric"] == "mean"
+    assert row["score_headline_value"] == pytest.approx(first.metrics["mean"].value)

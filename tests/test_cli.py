@@ -28,7 +28,7 @@ def test_report_reads_only_the_logs(tmp_path, capsys, monkeypatch):
                  "-T", f"data_file={SYNTHETIC}"]) == 0
     capsys.readouterr()
     # no data anywhere: CMI's Table 3 takes the labels from the samples' metadata
-    monkeypatch.delenv(data.DATA_DIR_ENV)
+    monkeypatch.delenv(data.DATA_DIR_ENV, raising=False)
     monkeypatch.setenv(paths.CACHE_DIR_ENV, str(tmp_path / "cache"))
     monkeypatch.setattr(data, "CAUSAL_LOCOMO_URL", "http://127.0.0.1:9/x.jsonl")
     assert main(["report", str(logs)]) == 0

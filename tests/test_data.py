@@ -106,13 +106,13 @@ def test_no_data_and_no_network_says_which_variable(tmp_path, monkeypatch):
 
 
 def test_download_is_verified_and_cached(tmp_path, monkeypatch):
-    release = causal_locomo_path()  # the local copy or the session's own download
     monkeypatch.delenv(data.DATA_DIR_ENV, raising=False)
     monkeypatch.setenv(paths.CACHE_DIR_ENV, str(tmp_path))
-    monkeypatch.setattr(data, "CAUSAL_LOCOMO_URL", release.as_uri())
+    monkeypatch.setattr(data, "CAUSAL_LOCOMO_URL", SYNTHETIC.as_uri())  # a download, offline
+    monkeypatch.setattr(data, "CAUSAL_LOCOMO_SHA256", data.sha256_of(SYNTHETIC))
     path = causal_locomo_path()
     assert path == tmp_path / data.CAUSAL_LOCOMO_PATH
-    assert data.sha256_of(path) == data.CAUSAL_LOCOMO_SHA256
+    assert path.read_bytes() == SYNTHETIC.read_bytes()
     monkeypatch.setattr(data, "CAUSAL_LOCOMO_URL", "http://127.0.0.1:9/gone.jsonl")
     assert causal_locomo_path() == path  # served from the cache, no network
 

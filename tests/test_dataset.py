@@ -27,14 +27,14 @@ def test_sample_fields():
     assert meta.scoring_criteria.must_not_include == ["9 March 2022"]
 
 
-def test_release_loads_with_stable_ids():
+def test_release_loads_with_stable_ids(release_file):
     dataset = causal_locomo_dataset()
     assert len(dataset) == 87
     assert dataset[0].id == "conv-26_qa_0000"
     assert len({s.id for s in dataset}) == 87
 
 
-def test_family_filter_and_protocol():
+def test_family_filter_and_protocol(release_file):
     dataset = causal_locomo_dataset("blind", ["factual_memory_qa", "inferential_memory_qa"])
     assert len(dataset) == 16
     assert {(s.metadata or {}).get("protocol") for s in dataset} == {"blind"}
@@ -50,6 +50,6 @@ def test_bad_parameters_are_user_errors():
     assert issubclass(UserError, PrerequisiteError)  # inspect eval prints it without a traceback
 
 
-def test_xl_by_name():
+def test_xl_by_name(locomo_file):
     dataset = causal_locomo_dataset(dataset="xl", task_families=["inferential_memory_qa"])
     assert dataset.name == "causal_locomo_xl" and len(dataset) >= 1

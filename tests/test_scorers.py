@@ -9,10 +9,11 @@ from inspect_ai.log import EvalLog
 from solvers import cmi, full_history, no_memory, vector_memory
 from tasks.causal_locomo import causal_locomo
 
-from conftest import SYNTHETIC, mock_model, samples_of, score_of, value_of
+from conftest import SYNTHETIC, mock_model, require_data, samples_of, score_of, value_of
 
 
 def run(solver, respond=lambda p: "I do not know.", tmp_path=None, roles=None, **task_args) -> EvalLog:
+    require_data(task_args)
     [log] = inspect_eval(
         causal_locomo(**task_args),
         solver=solver,

@@ -184,8 +184,8 @@ def _timestamp_aucs(records: list[dict[str, Any]]) -> dict[str, float]:
 
 
 @pytest.mark.slow  # builds XL from the real LoCoMo
-def test_real_build_counts_and_label_free_timestamps(tmp_path):
-    manifest = xl.build_xl(xl.locomo_path(), tmp_path)
+def test_real_build_counts_and_label_free_timestamps(tmp_path, locomo_file):
+    manifest = xl.build_xl(locomo_file, tmp_path)
     assert manifest["source_sha256"] == xl.LOCOMO_SHA256
     assert manifest["examples"] + sum(manifest["dropped"].values()) == 1986
     assert manifest["dropped"]["no_gold_answer"] == 446

@@ -19,6 +19,7 @@ from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 
 from cmi_inspect.dataset import CausalLocomoMetadata
+from cmi_inspect.log_tags import strategy_label as plan_label
 from cmi_inspect.report.stats import Mean
 from cmi_inspect.strategies import STRATEGIES
 from cmi_inspect.strategies.base import MemorySelection
@@ -60,16 +61,8 @@ class Run:
 
 
 def strategy_label(log: EvalLog) -> str:
-    """The solver's name, with the CMI ablation when it is not the full method and every
-    other solver argument the user set: ``cmi[utility_only, budget=1]``,
-    ``vector_memory[embedder=hashing]``. Runs with different arguments stay apart."""
-    step = log.plan.steps[-1]
-    name = step.solver.split("/")[-1]
-    passed = dict(step.params_passed or {})
-    ablation = passed.pop("ablation", step.params.get("ablation", "full"))
-    parts = [str(ablation)] if name == "cmi" and ablation != "full" else []
-    parts += [f"{k}={v}" for k, v in sorted(passed.items())]
-    return f"{name}[{', '.join(parts)}]" if parts else name
+    """The run's strategy and the solver arguments set, as its log names it."""
+    return plan_label(log.plan)
 
 
 def token_usage(sample: EvalSample) -> tuple[int, int]:

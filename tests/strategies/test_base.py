@@ -9,10 +9,11 @@ from inspect_ai import eval as inspect_eval
 from solvers import graph_memory, reflection_memory, summary_memory, vector_memory
 from tasks.causal_locomo import causal_locomo
 
-from conftest import mock_model, samples_of
+from conftest import mock_model, require_data, samples_of
 
 
 def selections(solver, tmp_path, protocol="paper"):
+    require_data()
     [log] = inspect_eval(causal_locomo(protocol=protocol), solver=solver, model=mock_model(lambda p: "?"),
                          display="none", log_dir=str(tmp_path))
     assert log.status == "success"

@@ -14,15 +14,10 @@ samples. Made to check that prompt-prefix reuse in the local provider changes no
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-
-from cmi_inspect.report.runs import strategy_calls, strategy_label  # noqa: E402
+from cmi_inspect.report.runs import strategy_calls, strategy_label
 
 Completions = dict[str, str]
 """A sample's completions by prompt text."""

@@ -15,19 +15,14 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 from inspect_ai.model import get_model
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-
-from cmi_inspect.data import causal_locomo_path, load_records  # noqa: E402
-from cmi_inspect.local_model import GGUFModel, large_prefix, reusable_prefix  # noqa: E402
-from cmi_inspect.prompts import history_prompt  # noqa: E402
+from cmi_inspect.data import causal_locomo_path, load_records
+from cmi_inspect.local_model import GGUFModel, large_prefix, reusable_prefix
+from cmi_inspect.prompts import history_prompt
 
 
 def main() -> None:

@@ -13,17 +13,12 @@ all of them together, for one process running the strategies one after another.
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
 from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.model import get_model
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-
-from cmi_inspect.local_model import GGUFModel, as_chat  # noqa: E402
-from cmi_inspect.report.runs import strategy_calls, strategy_label  # noqa: E402
+from cmi_inspect.local_model import GGUFModel, as_chat
+from cmi_inspect.report.runs import strategy_calls, strategy_label
 
 
 def trie_size(prompts: list[list[int]]) -> int:

@@ -13,41 +13,28 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 import time
-from pathlib import Path
 
 from inspect_ai.model import GenerateConfig, Model, get_model
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-
-from cmi_inspect.data import ExampleRecord, causal_locomo_path, load_records  # noqa: E402
-from cmi_inspect.local_model import GGUFModel, ReuseStats  # noqa: E402
-from cmi_inspect.prompts import history_prompt, memory_prompt, no_memory_prompt  # noqa: E402
+from cmi_inspect.data import ExampleRecord, causal_locomo_path, load_records
+from cmi_inspect.local_model import GGUFModel, ReuseStats
+from cmi_inspect.prompts import memory_prompt, no_memory_prompt
+from cmi_inspect.strategies.full_history import fit_history
 
 
-def history_that_fits(record: ExampleRecord, api: GGUFModel, budget: int) -> str:
-    """The history prompt with the most recent sessions whose prompt fits ``budget`` tokens."""
-    sessions = [s.content for s in sorted(record.past_sessions, key=lambda s: s.timestamp)]
-    request = record.current_task.instruction
-    for start in range(len(sessions)):
-        prompt = history_prompt(request, "\n\n".join(sessions[start:]))
-        if api.engine.prompt_tokens([{"role": "user", "content": prompt}]) <= budget:
-            return prompt
-    return no_memory_prompt(request)
-
-
-def build_prompts(
-    records: list[ExampleRecord], api: GGUFModel, memories: int, budget: int
+async def build_prompts(
+    records: list[ExampleRecord], model: Model, memories: int, budget: int
 ) -> list[str]:
-    """Per example, in the order a sample sends them: no memory, single memories, history."""
+    """Per example, in the order a sample sends them: no memory, single memories, and the
+    history that fits ``budget`` tokens as full history fits it."""
     prompts = []
     for record in records:
         request = record.current_task.instruction
         prompts.append(no_memory_prompt(request))
         prompts += [memory_prompt(request, [m.content]) for m in record.memory_bank[:memories]]
-        prompts.append(history_that_fits(record, api, budget))
+        sessions = [s.content for s in sorted(record.past_sessions, key=lambda s: s.timestamp)]
+        prompts.append((await fit_history(model, request, sessions, budget))[0])
     return prompts
 
 
@@ -91,7 +78,7 @@ def main() -> None:
     records = load_records(causal_locomo_path())[: args.limit]
     base = Pass(get_model("gguf/smollm2", n_threads=args.threads, prefix_cache_mb=0, memoize=False))
     mine = Pass(get_model("gguf/smollm2", n_threads=args.threads, memoize=False))
-    prompts = build_prompts(records, base.api, args.memories, args.history_tokens)
+    prompts = asyncio.run(build_prompts(records, base.model, args.memories, args.history_tokens))
     print(f"{len(prompts)} prompts from {len(records)} examples")
     asyncio.run(run_both([base, mine], prompts, args.max_tokens))
 

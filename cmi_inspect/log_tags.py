@@ -2,43 +2,54 @@
 
 Inspect View lists logs by task name, model, task arguments and tags. Every run here is
 the one task ``causal_locomo``, and ``--solver NAME`` is not a task argument, so without
-this seven runs look alike. At the start of each run this hook sets the task's display
-name to the strategy and protocol (``causal_locomo: cmi (blind)``) and adds tags: the
-strategy, the protocol, the dataset when it is not the release, and every solver argument
-the user set (``ablation=no_perturb``).
+this seven runs look alike. When a run ends this hook names its task after its strategy
+and protocol (``causal_locomo: cmi (blind)``; the registry name, which ``inspect
+eval-retry`` and the report go by, stays ``causal_locomo``) and adds tags: the strategy,
+the protocol, the dataset when it is not the release, and every solver argument the user
+set (``ablation=no_perturb``). ``cmi-inspect run`` names its tasks the same way before they
+start, so that ``eval_set`` pairs each task with its log on a rerun.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from inspect_ai.hooks import Hooks, TaskStart, hooks
-from inspect_ai.log import EvalPlan
+from inspect_ai.hooks import Hooks, TaskEnd, hooks
+from inspect_ai.log import EvalPlan, EvalSpec, read_eval_log_async, write_eval_log_async
 
 TASK_NAME = "causal_locomo"
 
 
-def strategy_label(plan: EvalPlan) -> str:
+def solver_label(solver: str, passed: dict[str, Any]) -> str:
     """The solver's name, with the CMI ablation when it is not the full method and every
     other solver argument the user set: ``cmi[utility_only, budget=1]``,
     ``vector_memory[embedder=hashing]``. Runs with different arguments stay apart."""
-    step = plan.steps[-1]
-    name = step.solver.split("/")[-1]
-    passed = dict(step.params_passed or {})
-    ablation = passed.pop("ablation", step.params.get("ablation", "full"))
+    name = solver.split("/")[-1]
+    rest = dict(passed)
+    ablation = rest.pop("ablation", "full")
     parts = [str(ablation)] if name == "cmi" and ablation != "full" else []
-    parts += [f"{k}={v}" for k, v in sorted(passed.items())]
+    parts += [f"{k}={v}" for k, v in sorted(rest.items())]
     return f"{name}[{', '.join(parts)}]" if parts else name
 
 
-def display_name(plan: EvalPlan, task_args: dict[str, Any]) -> str:
-    """``causal_locomo: STRATEGY (protocol[, dataset])``, short enough for View's list."""
+def strategy_label(plan: EvalPlan) -> str:
+    """``solver_label`` of a logged run's plan."""
+    step = plan.steps[-1]
+    return solver_label(step.solver, step.params_passed or {})
+
+
+def run_name(solver: str, passed: dict[str, Any], task_args: dict[str, Any]) -> str:
+    """``causal_locomo: STRATEGY (protocol[, dataset])``, short enough for View's list (a
+    ``data_file`` shows in the task arguments beside it)."""
     where = [str(task_args.get("protocol", "paper"))]
-    if task_args.get("data_file"):
-        where.append("data_file")
-    elif task_args.get("dataset", "release") != "release":
+    if not task_args.get("data_file") and task_args.get("dataset", "release") != "release":
         where.append(str(task_args["dataset"]))
-    return f"{TASK_NAME}: {strategy_label(plan)} ({', '.join(where)})"
+    return f"{TASK_NAME}: {solver_label(solver, passed)} ({', '.join(where)})"
+
+
+def is_causal_locomo(spec: EvalSpec) -> bool:
+    """Whether a log's task is this benchmark's, whatever name its run was given."""
+    return (spec.task_registry_name or spec.task).split("/")[-1] == TASK_NAME
 
 
 def run_tags(plan: EvalPlan, task_args: dict[str, Any]) -> list[str]:
@@ -55,11 +66,27 @@ def run_tags(plan: EvalPlan, task_args: dict[str, Any]) -> list[str]:
 
 @hooks(name="cmi_inspect_run_tags", description="Names a Causal-LoCoMo run's strategy in its log")
 class RunTags(Hooks):
-    async def on_task_start(self, data: TaskStart) -> None:
-        spec = data.spec
-        if spec.task.split("/")[-1] != TASK_NAME:
+    """Names and tags each finished run in its log header (Inspect's header-only write).
+
+    The header is rewritten once the task has ended rather than changed while it runs:
+    Inspect keys the log it is writing on the task name, and a hook must not mutate the
+    running task's spec.
+    """
+
+    async def on_task_end(self, data: TaskEnd) -> None:
+        log = data.log
+        if not log.location or not is_causal_locomo(log.eval):
             return
+        header = await read_eval_log_async(log.location, header_only=True)
+        spec, step = header.eval, header.plan.steps[-1]
         task_args = spec.task_args or {}
-        spec.task_display_name = display_name(data.plan, task_args)
-        extra = [t for t in run_tags(data.plan, task_args) if t not in (spec.tags or [])]
-        spec.tags = [*(spec.tags or []), *extra]
+        name = run_name(step.solver, step.params_passed or {}, task_args)
+        tags = [
+            *(spec.tags or []),
+            *(t for t in run_tags(header.plan, task_args) if t not in (spec.tags or [])),
+        ]
+        if (spec.task, spec.task_display_name, spec.tags) == (name, name, tags):
+            return
+        spec.task = spec.task_display_name = name
+        spec.tags = tags
+        await write_eval_log_async(header, log.location, header_only=True)

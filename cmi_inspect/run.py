@@ -20,6 +20,7 @@ from types import ModuleType
 from typing import Any
 
 from cmi_inspect.errors import UserError
+from cmi_inspect.log_tags import run_name
 from cmi_inspect.strategies import STRATEGIES
 from cmi_inspect.strategies.cmi import ABLATIONS
 
@@ -66,10 +67,19 @@ def run_all(
     if unknown:
         raise UserError(f"Unknown strategies {unknown}; choose from {', '.join(STRATEGIES)}.")
     module = load_task_file(task_file)  # registers the solvers under their bare names
-    plans = [registry_create("solver", name) for name in strategies]
+    plans: list[tuple[str, dict[str, Any]]] = [(name, {}) for name in strategies]
     if ablations:
-        plans += [registry_create("solver", "cmi", ablation=a) for a in ABLATIONS if a != "full"]
-    tasks = [task_with(module.causal_locomo(**(task_args or {})), solver=s) for s in plans]
+        plans += [("cmi", {"ablation": a}) for a in ABLATIONS if a != "full"]
+    args = task_args or {}
+    # each task named as the hook in log_tags names its log, so eval_set pairs them on a rerun
+    tasks = [
+        task_with(
+            module.causal_locomo(**args),
+            solver=registry_create("solver", name, **params),
+            name=run_name(name, params, args),
+        )
+        for name, params in plans
+    ]
     # eval_set reads model=None as "no model": leave it out to use INSPECT_EVAL_MODEL
     chosen = {"model": model} if model else {}
     success, _ = eval_set(

@@ -203,7 +203,9 @@ def test_the_log_header_leads_with_the_mean_task_score_and_names_the_strategy(tm
     names = [score.name for score in header.results.scores]
     assert names[:5] == ["score", "deterministic", "judge", "success", "judge_error"]
     assert {"useful_f1", "poison_adoption"} <= set(names)
-    assert header.eval.task_display_name == "causal_locomo: cmi[no_perturb] (blind, data_file)"
+    name = "causal_locomo: cmi[no_perturb] (blind)"  # what View's Task column shows
+    assert (header.eval.task, header.eval.task_display_name) == (name, name)
+    assert header.eval.task_registry_name == "causal_locomo"  # what eval-retry and the report read
     row = evals_df(str(path), quiet=True).iloc[0]
     assert (row["score_headline_name"], row["score_headline_score"]) == ("task_score", "score")
     assert row["score_headline_metric"] == "mean"

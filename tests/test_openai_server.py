@@ -85,7 +85,7 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         log.close()
 
 
-def test_vector_memory_answered_and_graded_through_the_server(server_url, tmp_path):
+def test_vector_memory_answered_and_graded_through_the_server(server_url, tmp_path, release_file):
     env = {k: v for k, v in os.environ.items() if k != "INSPECT_EVAL_MODEL"}
     env |= {"LLAMACPP_BASE_URL": server_url, "LLAMACPP_API_KEY": "none"}
     subprocess.run(

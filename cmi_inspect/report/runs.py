@@ -19,13 +19,13 @@ from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 
 from cmi_inspect.dataset import CausalLocomoMetadata
+from cmi_inspect.log_tags import TASK_NAME, is_causal_locomo
 from cmi_inspect.log_tags import strategy_label as plan_label
 from cmi_inspect.report.stats import Mean
 from cmi_inspect.strategies import STRATEGIES
 from cmi_inspect.strategies.base import MemorySelection
 from cmi_inspect.view import key_to_memory_id
 
-TASK_NAME = "causal_locomo"
 SCORE_KEYS = ("score", "success")
 SELECTION_KEYS = ("useful_f1", "bad_rejection", "poison_adoption", "n_selected")
 METRIC_KEYS = SCORE_KEYS + SELECTION_KEYS
@@ -187,7 +187,7 @@ def read_runs(log_dir: str) -> tuple[list[Run], list[str]]:
         name = Path(info.name).name
         try:
             header = read_eval_log(info.name, header_only=True)
-            if header.eval.task.split("/")[-1] != TASK_NAME:
+            if not is_causal_locomo(header.eval):
                 notes.append(f"{name}: task {header.eval.task!r} is not {TASK_NAME}; skipped")
                 continue
             if header.status != "success":

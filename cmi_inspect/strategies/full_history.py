@@ -44,35 +44,43 @@ class HistoryWindow(BaseModel):
     token_budget: int
 
 
+async def fit_history(
+    model: Model, request: str, texts: list[str], budget: int
+) -> tuple[str, HistoryWindow]:
+    """The history prompt with the most recent sessions whose prompt fits ``budget`` tokens
+    of ``model`` (the newest session cut from its start if even it alone is too long)."""
+
+    def recent(n: int) -> str:
+        return history_prompt(request, "\n\n".join(texts[len(texts) - n :]))
+
+    # fewer sessions never make a longer prompt: binary-search the most that fit
+    lo, hi = 1, len(texts)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if await _fits(model, recent(mid), budget) else (lo, mid - 1)
+    kept = hi
+    prompt = recent(kept)
+    clipped_chars = 0
+    newest = texts[-1] if texts else ""
+    while newest and not await _fits(model, prompt, budget):
+        cut = max(len(newest) // 10, 1)
+        newest, clipped_chars = newest[cut:], clipped_chars + cut
+        prompt = history_prompt(request, newest)
+    window = HistoryWindow(
+        sessions_total=len(texts),
+        sessions_kept=kept,
+        truncated=kept < len(texts) or clipped_chars > 0,
+        clipped_chars=clipped_chars,
+        token_budget=budget,
+    )
+    return prompt, window
+
+
 class FullHistory(MemoryStrategy):
     name = "full_history"
 
     async def select(self, task: MemoryTask) -> Selection:
         picks = [Pick(m.key) for m in task.memories]
-        budget = _window(task.model)
         texts = [s.content for s in task.sessions]
-
-        def recent(n: int) -> str:
-            return history_prompt(task.request, "\n\n".join(texts[len(texts) - n :]))
-
-        # fewer sessions never make a longer prompt: binary-search the most that fit
-        lo, hi = 1, len(texts)
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            lo, hi = (mid, hi) if await _fits(task.model, recent(mid), budget) else (lo, mid - 1)
-        kept = hi
-        prompt = recent(kept)
-        clipped_chars = 0
-        newest = texts[-1] if texts else ""
-        while newest and not await _fits(task.model, prompt, budget):
-            cut = max(len(newest) // 10, 1)
-            newest, clipped_chars = newest[cut:], clipped_chars + cut
-            prompt = history_prompt(task.request, newest)
-        details = HistoryWindow(
-            sessions_total=len(texts),
-            sessions_kept=kept,
-            truncated=kept < len(texts) or clipped_chars > 0,
-            clipped_chars=clipped_chars,
-            token_budget=budget,
-        )
+        prompt, details = await fit_history(task.model, task.request, texts, _window(task.model))
         return Selection(picks=picks, prompt=prompt, details=details)

@@ -16,12 +16,13 @@ DEFAULT_TIMEOUT = 300
 DEFAULT_RETRIES = 3
 
 
-def _task_args(pairs: list[str]) -> dict[str, str]:
+def _pairs(flag: str, pairs: list[str]) -> dict[str, str]:
+    """``-T`` / ``-M`` arguments as a dict, one line for one without ``=``."""
     args = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
-            raise UserError(f"-T expects name=value, got {pair!r}")
+            raise UserError(f"{flag} expects name=value, got {pair!r}")
         args[key] = value
     return args
 
@@ -53,6 +54,14 @@ def main(argv: list[str] | None = None) -> int:
         help="task parameter, e.g. -T protocol=blind",
     )
 
+    run.add_argument(
+        "-M",
+        dest="model_args",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="model argument, e.g. -M n_ctx=8192 or -M extra_bufts=off",
+    )
     run.add_argument(
         "--timeout",
         type=int,
@@ -109,7 +118,8 @@ def _run(args: argparse.Namespace) -> int:
         ablations=args.ablations,
         model=args.model,
         limit=args.limit,
-        task_args=_task_args(args.task_args),
+        task_args=_pairs("-T", args.task_args),
+        model_args=_pairs("-M", args.model_args),
         max_samples=args.max_samples,
         max_tasks=args.max_tasks,
         timeout=args.timeout,

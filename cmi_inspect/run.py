@@ -46,6 +46,7 @@ def run_all(
     model: str | None = None,
     limit: int | None = None,
     task_args: dict[str, Any] | None = None,
+    model_args: dict[str, Any] | None = None,
     max_samples: int | None = None,
     max_tasks: int = 1,
     timeout: int | None = None,
@@ -86,6 +87,7 @@ def run_all(
         tasks,
         log_dir=log_dir,
         **chosen,  # type: ignore[arg-type]
+        model_args=model_args or {},
         limit=limit,
         max_samples=max_samples,
         max_tasks=max_tasks,

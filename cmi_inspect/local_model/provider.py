@@ -57,7 +57,7 @@ class GGUFModel(ModelAPI):
         api_key: str | None = None,
         config: GenerateConfig = _NO_CONFIG,
         n_ctx: int = DEFAULT_N_CTX,
-        n_threads: int | None = None,
+        n_threads: int | str | None = None,
         prefix_cache_mb: int = DEFAULT_PREFIX_CACHE_MB,
         extra_bufts: str | bool = "auto",
         **model_args: Any,
@@ -73,7 +73,7 @@ class GGUFModel(ModelAPI):
         super().__init__(model_name, base_url or identity, api_key, [], config)
         self.path: Path = path
         self.n_ctx = int(n_ctx)
-        self.n_threads = n_threads
+        self.n_threads = int(n_threads) if n_threads is not None else None
         self.prefix_cache_mb = int(prefix_cache_mb)
         set_model_info(
             f"gguf/{model_name}",

@@ -13,19 +13,14 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
-from pathlib import Path
 
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-
-from cmi_inspect.report.runs import model_calls, token_usage  # noqa: E402
-from solvers import cmi, vector_memory  # noqa: E402
-from tasks.causal_locomo import causal_locomo  # noqa: E402
+from cmi_inspect.report.runs import model_calls, token_usage
+from cmi_inspect.solvers import cmi, vector_memory
+from cmi_inspect.task import causal_locomo
 
 PLANS = {
     "vector_memory": lambda: vector_memory(),

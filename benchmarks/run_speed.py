@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 import time
 from datetime import datetime
@@ -24,13 +23,10 @@ from pathlib import Path
 from inspect_ai.hooks import Hooks, TaskEnd, TaskStart, hooks
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-
-from cmi_inspect.local_model import reuse_totals  # noqa: E402
-from cmi_inspect.report.runs import cache_hits, model_calls, strategy_label, token_usage  # noqa: E402
-from cmi_inspect.run import run_all  # noqa: E402
-from cmi_inspect.strategies import STRATEGIES  # noqa: E402
+from cmi_inspect.local_model import reuse_totals
+from cmi_inspect.report.runs import cache_hits, model_calls, strategy_label, token_usage
+from cmi_inspect.run import run_all
+from cmi_inspect.strategies import STRATEGIES
 
 EVALUATED: dict[str, int] = {}
 """Prompt tokens the local engines evaluated during each task, by eval id."""
@@ -81,7 +77,6 @@ def timed_pass(log_dir: str, ablations: bool, args: argparse.Namespace) -> float
     start = time.perf_counter()
     ok = run_all(
         log_dir,
-        task_file=REPO / "tasks" / "causal_locomo.py",
         strategies=["cmi"] if ablations else list(STRATEGIES),
         ablations=ablations,
         model=args.model,

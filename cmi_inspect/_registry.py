@@ -1,6 +1,19 @@
-"""Inspect entry point: registers the model providers, importing nothing heavy."""
+"""Inspect entry point: the task, solvers and scorers (``cmi_inspect/NAME``) and the model
+providers (``gguf/``, ``fixed_latency/``), registered when Inspect loads the plugin."""
 
 from inspect_ai.model import ModelAPI, modelapi
+
+from cmi_inspect.scorers import memory_selection, task_score
+from cmi_inspect.solvers import (
+    cmi,
+    full_history,
+    graph_memory,
+    no_memory,
+    reflection_memory,
+    summary_memory,
+    vector_memory,
+)
+from cmi_inspect.task import causal_locomo
 
 
 @modelapi(name="gguf")
@@ -15,3 +28,17 @@ def fixed_latency() -> type[ModelAPI]:
     from cmi_inspect.latency_model import FixedLatencyModel
 
     return FixedLatencyModel
+
+
+__all__ = [
+    "causal_locomo",
+    "cmi",
+    "full_history",
+    "graph_memory",
+    "memory_selection",
+    "no_memory",
+    "reflection_memory",
+    "summary_memory",
+    "task_score",
+    "vector_memory",
+]

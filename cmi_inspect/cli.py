@@ -37,7 +37,6 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--limit", type=int, help="samples per strategy")
     run.add_argument("--strategies", help="comma-separated subset of the seven strategies")
     run.add_argument("--ablations", action="store_true", help="also run CMI's four ablations")
-    run.add_argument("--task-file", type=Path, default=Path("tasks/causal_locomo.py"))
     run.add_argument("--max-samples", type=int, help="samples run concurrently per task")
     run.add_argument(
         "--max-tasks",
@@ -113,7 +112,6 @@ def _run(args: argparse.Namespace) -> int:
     strategies = args.strategies.split(",") if args.strategies else tuple(STRATEGIES)
     ok = run_all(
         args.log_dir,
-        task_file=args.task_file,
         strategies=strategies,
         ablations=args.ablations,
         model=args.model,

@@ -1,12 +1,21 @@
 """The one kind of error a user's own input causes: printed as one line, never a traceback.
 
-It is Inspect's ``PrerequisiteError``, which ``inspect eval`` prints as a short
-message; ``cmi-inspect`` prints it the same way.
+``inspect eval`` prints an error as a short message, with no traceback, only when it is
+Inspect's ``PrerequisiteError``; ``cmi-inspect`` prints ``UserError`` the same way. Inspect
+exports no public name for that class, so this is the one place that imports it, and if a
+later Inspect moves it, ``UserError`` still works (``inspect eval`` would then print a
+traceback; ``tests/test_causal_locomo_task.py`` checks the one line).
 """
 
 from __future__ import annotations
 
-from inspect_ai._util.error import PrerequisiteError
+try:
+    from inspect_ai._util.error import PrerequisiteError
+except ImportError:  # pragma: no cover - only on an Inspect that moved it
+
+    class PrerequisiteError(Exception):  # type: ignore[no-redef]
+        def __init__(self, message: str) -> None:
+            self.message = message
 
 
 class UserError(PrerequisiteError, ValueError):

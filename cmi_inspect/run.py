@@ -3,8 +3,9 @@
 This is Inspect's ``eval_set``: one task per strategy, all written to
 ``LOG_DIR``. Run the same command again after an interruption and finished
 tasks are kept while unfinished ones resume, reusing their completed samples.
-The task and solvers come from the repository's ``tasks/causal_locomo.py``,
-so the logs are the same as those of ``inspect eval ... --solver NAME``.
+The task and solvers are the installed package's (``cmi_inspect/causal_locomo``,
+``cmi_inspect/NAME``), so it runs from any directory and its logs are those of
+``inspect eval cmi_inspect/causal_locomo --solver cmi_inspect/NAME``.
 Tasks run one at a time by default, so that each strategy's wall-clock is its
 own (a local model serialises every call anyway); raise ``max_tasks`` for a
 remote API.
@@ -12,11 +13,8 @@ remote API.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
+import os
 from collections.abc import Sequence
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from cmi_inspect.errors import UserError
@@ -24,23 +22,12 @@ from cmi_inspect.log_tags import run_name
 from cmi_inspect.strategies import STRATEGIES
 from cmi_inspect.strategies.cmi import ABLATIONS
 
-
-def load_task_file(path: Path) -> ModuleType:
-    if not path.is_file():
-        raise UserError(
-            f"No task file at {path}; run from the repository root or pass --task-file."
-        )
-    spec = importlib.util.spec_from_file_location("causal_locomo_task", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+DEFAULT_MODEL = "gguf/smollm2"
+"""The embedded model, when neither ``--model`` nor ``INSPECT_EVAL_MODEL`` names one."""
 
 
 def run_all(
     log_dir: str,
-    task_file: Path = Path("tasks/causal_locomo.py"),
     strategies: Sequence[str] = tuple(STRATEGIES),
     ablations: bool = False,
     model: str | None = None,
@@ -62,12 +49,13 @@ def run_all(
     """
     from inspect_ai import eval_set, task_with
     from inspect_ai.model import CachePolicy
-    from inspect_ai.util import registry_create
 
     unknown = sorted(set(strategies) - set(STRATEGIES))
     if unknown:
         raise UserError(f"Unknown strategies {unknown}; choose from {', '.join(STRATEGIES)}.")
-    module = load_task_file(task_file)  # registers the solvers under their bare names
+    from cmi_inspect.solvers import SOLVERS
+    from cmi_inspect.task import causal_locomo
+
     plans: list[tuple[str, dict[str, Any]]] = [(name, {}) for name in strategies]
     if ablations:
         plans += [("cmi", {"ablation": a}) for a in ABLATIONS if a != "full"]
@@ -75,18 +63,17 @@ def run_all(
     # each task named as the hook in log_tags names its log, so eval_set pairs them on a rerun
     tasks = [
         task_with(
-            module.causal_locomo(**args),
-            solver=registry_create("solver", name, **params),
+            causal_locomo(**args),
+            solver=SOLVERS[name](**params),
             name=run_name(name, params, args),
         )
         for name, params in plans
     ]
-    # eval_set reads model=None as "no model": leave it out to use INSPECT_EVAL_MODEL
-    chosen = {"model": model} if model else {}
+    chosen = model or os.environ.get("INSPECT_EVAL_MODEL") or DEFAULT_MODEL
     success, _ = eval_set(
         tasks,
         log_dir=log_dir,
-        **chosen,  # type: ignore[arg-type]
+        model=chosen,
         model_args=model_args or {},
         limit=limit,
         max_samples=max_samples,

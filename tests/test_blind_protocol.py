@@ -16,10 +16,18 @@ from functools import partial
 
 import pytest
 from cmi_inspect.blinding import strip_answer_suffix
+from cmi_inspect.solvers import (
+    cmi,
+    full_history,
+    graph_memory,
+    no_memory,
+    reflection_memory,
+    summary_memory,
+    vector_memory,
+)
+from cmi_inspect.task import causal_locomo
 from inspect_ai import eval as inspect_eval
 from inspect_ai.solver import Solver
-from solvers import cmi, full_history, graph_memory, no_memory, reflection_memory, summary_memory, vector_memory
-from tasks.causal_locomo import causal_locomo
 
 from conftest import SYNTHETIC, mock_model, run_blind
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from cmi_inspect.judge import JUDGE_PROMPT_VERSION
 from cmi_inspect.prompts import PROMPT_VERSION
+from cmi_inspect.task import TASK_VERSION
 from inspect_ai.log import EvalLog, read_eval_log
-from tasks.causal_locomo import TASK_VERSION
 
 from conftest import REPO, SYNTHETIC, require_data, samples_of, score_of, value_of
 

@@ -11,8 +11,8 @@ import json
 
 import pytest
 from cmi_inspect.errors import UserError
-from solvers import cmi
-from tasks.causal_locomo import causal_locomo
+from cmi_inspect.solvers import cmi
+from cmi_inspect.task import causal_locomo
 
 from conftest import SYNTHETIC, run_blind, samples_of
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 from cmi_inspect.dataset import CausalLocomoMetadata, causal_locomo_dataset
-from cmi_inspect.errors import UserError
-from inspect_ai._util.error import PrerequisiteError
+from cmi_inspect.errors import PrerequisiteError, UserError
 
 from conftest import SYNTHETIC
 

@@ -7,14 +7,14 @@ import json
 import pytest
 from cmi_inspect.report import build_report
 from cmi_inspect.report.runs import read_runs
+from cmi_inspect.solvers import cmi, graph_memory, no_memory, summary_memory, vector_memory
+from cmi_inspect.task import causal_locomo
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 from inspect_ai.log import read_eval_log
 from inspect_ai.solver import generate
 from PIL import Image
-from solvers import cmi, graph_memory, no_memory, summary_memory, vector_memory
-from tasks.causal_locomo import causal_locomo
 
 from conftest import SYNTHETIC, mock_model
 

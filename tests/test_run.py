@@ -8,17 +8,19 @@ from cmi_inspect.report.runs import read_runs
 from cmi_inspect.run import run_all
 from inspect_ai.log import list_eval_logs, read_eval_log
 
-from conftest import REPO, SYNTHETIC
+from conftest import SYNTHETIC
 
 
 def test_runs_strategies_and_resumes_without_recomputing(tmp_path):
-    args = dict(task_file=REPO / "tasks" / "causal_locomo.py", strategies=["no_memory", "cmi"],
+    args = dict(strategies=["no_memory", "cmi"],
                 ablations=True, model="fixed_latency/0", task_args={"data_file": str(SYNTHETIC)})
     assert run_all(str(tmp_path), **args)
     logs = {info.name: read_eval_log(info.name, header_only=True) for info in list_eval_logs(str(tmp_path))}
-    plans = sorted((h.plan.steps[-1].solver, h.plan.steps[-1].params.get("ablation", "")) for h in logs.values())
+    plans = sorted((h.plan.steps[-1].solver.split("/")[-1], h.plan.steps[-1].params.get("ablation", ""))
+                   for h in logs.values())
     assert plans == [("cmi", "full"), ("cmi", "no_perturb"), ("cmi", "oracle"), ("cmi", "stability_only"),
                      ("cmi", "utility_only"), ("no_memory", "")]
+    assert sorted(h.eval.task for h in logs.values())[0] == "causal_locomo: cmi (paper)"
     assert all(h.status == "success" and h.eval.model == "fixed_latency/0" for h in logs.values())
     assert sorted(tuple(h.eval.tags or []) for h in logs.values()) == [
         ("cmi", "protocol=paper", "data_file"), *((("cmi", "protocol=paper", "data_file", f"ablation={a}"))
@@ -30,14 +32,12 @@ def test_runs_strategies_and_resumes_without_recomputing(tmp_path):
 
 def test_unknown_strategy(tmp_path):
     with pytest.raises(UserError, match="Unknown strategies"):
-        run_all(str(tmp_path), task_file=REPO / "tasks" / "causal_locomo.py", strategies=["rag"])
-    with pytest.raises(UserError, match="No task file"):
-        run_all(str(tmp_path), task_file=tmp_path / "missing.py")
+        run_all(str(tmp_path), strategies=["rag"])
 
 
 def test_ablations_after_a_run_read_the_model_call_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
-    args = dict(task_file=REPO / "tasks" / "causal_locomo.py", model="fixed_latency/0",
+    args = dict(model="fixed_latency/0",
                 task_args={"data_file": str(SYNTHETIC)})
     assert run_all(str(tmp_path / "plain"), strategies=["cmi"], **args)
     assert run_all(str(tmp_path / "ablations"), strategies=["cmi"], ablations=True, **args)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 from cmi_inspect.judge import JUDGE_PROMPT_VERSION
+from cmi_inspect.solvers import cmi, full_history, no_memory, vector_memory
+from cmi_inspect.task import causal_locomo
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
-from solvers import cmi, full_history, no_memory, vector_memory
-from tasks.causal_locomo import causal_locomo
 
 from conftest import SYNTHETIC, mock_model, require_data, samples_of, score_of, value_of
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from functools import partial
 
 import pytest
+from cmi_inspect.solvers import graph_memory, reflection_memory, summary_memory, vector_memory
+from cmi_inspect.task import causal_locomo
 from inspect_ai import eval as inspect_eval
-from solvers import graph_memory, reflection_memory, summary_memory, vector_memory
-from tasks.causal_locomo import causal_locomo
 
 from conftest import mock_model, require_data, samples_of
 

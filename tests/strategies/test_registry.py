@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
-import solvers  # noqa: F401  registers the bare-named solvers, as the task file does
+import tasks.causal_locomo  # noqa: F401  the checkout's task file: registers the bare names
+from cmi_inspect.solvers import SOLVERS
 from cmi_inspect.strategies import STRATEGIES
 from cmi_inspect.strategies.cmi import ABLATIONS
 from inspect_ai.util import registry_create, registry_info
@@ -12,10 +15,18 @@ from inspect_ai.util import registry_create, registry_info
 def test_every_strategy_has_a_bare_named_solver():
     assert list(STRATEGIES) == ["cmi", "reflection_memory", "vector_memory", "graph_memory",
                                 "summary_memory", "full_history", "no_memory"]
-    assert sorted(solvers.__all__) == sorted(STRATEGIES)
+    assert sorted(SOLVERS) == sorted(STRATEGIES)
     for name, strategy in STRATEGIES.items():
         assert strategy.name == name
-        assert registry_info(registry_create("solver", name)).name == name
+        assert registry_info(registry_create("solver", name)).name == name  # the task file's bare name
+
+
+def test_a_bare_name_is_the_same_factory_with_the_same_arguments():
+    bare = vars(tasks.causal_locomo)["cmi"]
+    assert inspect.signature(bare) == inspect.signature(SOLVERS["cmi"])
+    assert bare.__doc__ == SOLVERS["cmi"].__doc__
+    solver = registry_create("solver", "cmi", k=4)
+    assert registry_info(solver).name == "cmi"
 
 
 def test_ablations_describe_their_rule():

@@ -1,6 +1,14 @@
-"""One ``@solver`` per memory strategy; arguments are passed with ``-S name=value``."""
+"""One ``@solver`` per memory strategy; arguments are passed with ``-S name=value``.
+
+Registered as ``cmi_inspect/NAME`` (Inspect namespaces what an installed package
+registers); ``tasks/causal_locomo.py`` in a checkout adds the bare names ``--solver NAME``.
+"""
 
 from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
 
 from inspect_ai.solver import Solver, solver
 
@@ -123,3 +131,36 @@ def cmi(
     )
     strategy = CMI(make_embedder(embedder) if embedder else None, config)
     return strategy_solver(strategy, intervention_scorer(intervention))
+
+
+SOLVERS: dict[str, Callable[..., Solver]] = {
+    "no_memory": no_memory,
+    "full_history": full_history,
+    "summary_memory": summary_memory,
+    "vector_memory": vector_memory,
+    "graph_memory": graph_memory,
+    "reflection_memory": reflection_memory,
+    "cmi": cmi,
+}
+"""The package's solver factory for each built-in strategy, by the strategy's name."""
+
+
+def bare_named(module: str) -> dict[str, Callable[..., Solver]]:
+    """Each built-in solver registered again under its bare name, on behalf of ``module``.
+
+    Inspect namespaces what an installed package registers (``cmi_inspect/cmi``) by the
+    module that defines it, so a checkout's task file (``tasks/causal_locomo.py``) calls
+    this to give ``--solver cmi`` its bare name: the same factory, signature and docs.
+    """
+    return {name: _alias(name, factory, module) for name, factory in SOLVERS.items()}
+
+
+def _alias(name: str, factory: Callable[..., Solver], module: str) -> Callable[..., Solver]:
+    raw = factory.__wrapped__  # type: ignore[attr-defined]  # @solver keeps it (functools.wraps)
+
+    def alias(*args: Any, **kwargs: Any) -> Solver:
+        return raw(*args, **kwargs)
+
+    functools.update_wrapper(alias, raw)
+    alias.__module__ = module
+    return solver(name=name)(alias)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from cmi_inspect.errors import UserError
 from cmi_inspect.report.runs import read_runs
@@ -12,7 +14,7 @@ from conftest import SYNTHETIC
 
 
 def test_runs_strategies_and_resumes_without_recomputing(tmp_path):
-    args = dict(strategies=["no_memory", "cmi"],
+    args: dict[str, Any] = dict(strategies=["no_memory", "cmi"],
                 ablations=True, model="fixed_latency/0", task_args={"data_file": str(SYNTHETIC)})
     assert run_all(str(tmp_path), **args)
     logs = {info.name: read_eval_log(info.name, header_only=True) for info in list_eval_logs(str(tmp_path))}
@@ -37,7 +39,7 @@ def test_unknown_strategy(tmp_path):
 
 def test_ablations_after_a_run_read_the_model_call_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
-    args = dict(model="fixed_latency/0",
+    args: dict[str, Any] = dict(model="fixed_latency/0",
                 task_args={"data_file": str(SYNTHETIC)})
     assert run_all(str(tmp_path / "plain"), strategies=["cmi"], **args)
     assert run_all(str(tmp_path / "ablations"), strategies=["cmi"], ablations=True, **args)

@@ -1,0 +1,67 @@
+"""The installed plugin: the wheel holds the task, solvers and scorers, and the exact
+commands a user types work from a directory that is not the checkout."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from inspect_ai.log import read_eval_log
+
+from conftest import REPO, SYNTHETIC
+
+BIN = Path(sys.executable).parent
+
+
+def outside_env() -> dict[str, str]:
+    """The user's environment, minus the checkout's default model and log folder."""
+    drop = ("INSPECT_EVAL_MODEL", "INSPECT_LOG_DIR", "PYTHONPATH")
+    return {k: v for k, v in os.environ.items() if k not in drop}
+
+
+@pytest.mark.slow  # builds a wheel (a subprocess, about 20 s)
+def test_the_wheel_holds_the_task_solvers_scorers_and_entry_point(tmp_path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
+                    "-w", str(tmp_path), str(REPO)], check=True, capture_output=True, timeout=600)
+    [wheel] = tmp_path.glob("cmi_inspect-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    for module in ("task", "solvers", "scorers", "_registry", "local_model/provider"):
+        assert f"cmi_inspect/{module}.py" in names
+    [entry_points] = [n for n in names if n.endswith("entry_points.txt")]
+    text = zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "[inspect_ai]" in text and "cmi_inspect = cmi_inspect._registry" in text
+    assert not any(n.startswith(("tasks/", "tests/", "benchmarks/")) for n in names)
+
+
+def test_inspect_eval_by_registry_names_from_another_directory(tmp_path):
+    log_dir = tmp_path / "logs"
+    subprocess.run(
+        [str(BIN / "inspect"), "eval", "cmi_inspect/causal_locomo", "--solver", "cmi_inspect/vector_memory",
+         "-S", "embedder=hashing", "-T", f"data_file={SYNTHETIC}", "--model", "fixed_latency/0",
+         "--log-dir", str(log_dir), "--display", "none"],
+        cwd=tmp_path, env=outside_env(), check=True, capture_output=True, text=True, timeout=600,
+    )
+    [path] = log_dir.glob("*.eval")
+    log = read_eval_log(str(path))
+    assert log.status == "success" and log.samples is not None and len(log.samples) == 3
+    assert log.eval.task_registry_name == "cmi_inspect/causal_locomo"
+    assert log.plan.steps[-1].solver == "cmi_inspect/vector_memory"
+    assert log.eval.task == "causal_locomo: vector_memory[embedder=hashing] (paper)"
+
+
+def test_cmi_inspect_run_and_report_from_another_directory(tmp_path):
+    env = outside_env()
+    run = subprocess.run(
+        [str(BIN / "cmi-inspect"), "run", "logs", "--strategies", "no_memory,graph_memory",
+         "--model", "fixed_latency/0", "-T", f"data_file={SYNTHETIC}"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    report = subprocess.run([str(BIN / "cmi-inspect"), "report", "logs"], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=600)
+    assert report.returncode == 0, report.stderr[-2000:]
+    assert "| graph_memory | fixed_latency/0 | paper |" in report.stdout

@@ -75,7 +75,7 @@ def rows(log_dir: str) -> list[dict[str, float | str]]:
 def timed_pass(log_dir: str, ablations: bool, args: argparse.Namespace) -> float:
     """Seconds for one ``run_all``: the seven strategies, or CMI and its ablations."""
     start = time.perf_counter()
-    ok = run_all(
+    left = run_all(
         log_dir,
         strategies=["cmi"] if ablations else list(STRATEGIES),
         ablations=ablations,
@@ -83,8 +83,8 @@ def timed_pass(log_dir: str, ablations: bool, args: argparse.Namespace) -> float
         limit=args.limit,
         cache=args.cache,
     )
-    if not ok:
-        raise SystemExit(f"a run in {log_dir} did not succeed")
+    if left:
+        raise SystemExit(f"runs in {log_dir} did not succeed: {'; '.join(left)}")
     return time.perf_counter() - start
 
 

@@ -100,6 +100,10 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as ex:
         print(f"cmi-inspect {args.command}: {ex}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"cmi-inspect {args.command}: interrupted; run the same command again to "
+              "resume (finished samples are kept).", file=sys.stderr)
+        return 130
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -110,7 +114,7 @@ def _run(args: argparse.Namespace) -> int:
 
     load_dotenv(Path.cwd() / ".env")  # the default model, as the inspect CLI reads it
     strategies = args.strategies.split(",") if args.strategies else tuple(STRATEGIES)
-    ok = run_all(
+    left = run_all(
         args.log_dir,
         strategies=strategies,
         ablations=args.ablations,
@@ -124,7 +128,14 @@ def _run(args: argparse.Namespace) -> int:
         max_retries=args.max_retries,
         cache=args.cache,
     )
-    return 0 if ok else 1
+    if left:
+        print(
+            f"cmi-inspect run: {len(left)} run(s) did not finish: {'; '.join(left)}. "
+            "Run the same command again to resume them (finished samples are kept).",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
 
 
 def _report(args: argparse.Namespace) -> int:

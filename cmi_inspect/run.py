@@ -17,6 +17,8 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from inspect_ai.log import EvalLog
+
 from cmi_inspect.errors import UserError
 from cmi_inspect.log_tags import run_name
 from cmi_inspect.strategies import STRATEGIES
@@ -39,8 +41,9 @@ def run_all(
     timeout: int | None = None,
     max_retries: int | None = None,
     cache: bool = True,
-) -> bool:
-    """Run the strategies (and CMI's ablations) with ``eval_set``; True when all succeeded.
+) -> list[str]:
+    """Run the strategies (and CMI's ablations) with ``eval_set``; the runs that did not
+    finish (none when all succeeded).
 
     With ``cache`` every model call goes through Inspect's model-call cache: the task
     answers at temperature 0, so a prompt asked before (by another strategy, an
@@ -70,7 +73,7 @@ def run_all(
         for name, params in plans
     ]
     chosen = model or os.environ.get("INSPECT_EVAL_MODEL") or DEFAULT_MODEL
-    success, _ = eval_set(
+    _, logs = eval_set(
         tasks,
         log_dir=log_dir,
         model=chosen,
@@ -85,4 +88,15 @@ def run_all(
         max_retries=max_retries,
         cache=CachePolicy(expiry=None) if cache else None,
     )
-    return success
+    return unfinished([t.name for t in tasks], logs)
+
+
+def unfinished(names: list[str], logs: list[EvalLog]) -> list[str]:
+    """The runs among ``names`` whose log did not succeed, each with its status (or
+    "not started"): eval_set can return after a Ctrl-C with the rest never run."""
+    status = {log.eval.task: log.status for log in logs}
+    return [
+        f"{name} ({status.get(name, 'not started')})"
+        for name in names
+        if status.get(name) != "success"
+    ]

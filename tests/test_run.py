@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +21,7 @@ from conftest import SYNTHETIC
 def test_runs_strategies_and_resumes_without_recomputing(tmp_path):
     args: dict[str, Any] = dict(strategies=["no_memory", "cmi"],
                 ablations=True, model="fixed_latency/0", task_args={"data_file": str(SYNTHETIC)})
-    assert run_all(str(tmp_path), **args)
+    assert run_all(str(tmp_path), **args) == []
     logs = {info.name: read_eval_log(info.name, header_only=True) for info in list_eval_logs(str(tmp_path))}
     plans = sorted((h.plan.steps[-1].solver.split("/")[-1], h.plan.steps[-1].params.get("ablation", ""))
                    for h in logs.values())
@@ -28,7 +33,7 @@ def test_runs_strategies_and_resumes_without_recomputing(tmp_path):
         ("cmi", "protocol=paper", "data_file"), *((("cmi", "protocol=paper", "data_file", f"ablation={a}"))
                                                   for a in ("no_perturb", "oracle", "stability_only", "utility_only")),
         ("no_memory", "protocol=paper", "data_file")]
-    assert run_all(str(tmp_path), **args)
+    assert run_all(str(tmp_path), **args) == []
     assert {info.name for info in list_eval_logs(str(tmp_path))} == set(logs)
 
 
@@ -41,11 +46,28 @@ def test_ablations_after_a_run_read_the_model_call_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
     args: dict[str, Any] = dict(model="fixed_latency/0",
                 task_args={"data_file": str(SYNTHETIC)})
-    assert run_all(str(tmp_path / "plain"), strategies=["cmi"], **args)
-    assert run_all(str(tmp_path / "ablations"), strategies=["cmi"], ablations=True, **args)
+    assert run_all(str(tmp_path / "plain"), strategies=["cmi"], **args) == []
+    assert run_all(str(tmp_path / "ablations"), strategies=["cmi"], ablations=True, **args) == []
     runs, _ = read_runs(str(tmp_path / "ablations"))
     hits = {r.strategy: (r.cache_hits, r.calls) for r in runs}
     assert hits["cmi"][0] == hits["cmi"][1] > 0  # every call of the rerun comes from the cache
     assert hits["cmi[no_perturb]"][0] == hits["cmi[no_perturb]"][1]  # its prompts are a subset of CMI's
-    uncached = run_all(str(tmp_path / "uncached"), strategies=["cmi"], cache=False, **args)
-    assert uncached and read_runs(str(tmp_path / "uncached"))[0][0].cache_hits == 0
+    assert run_all(str(tmp_path / "uncached"), strategies=["cmi"], cache=False, **args) == []
+    assert read_runs(str(tmp_path / "uncached"))[0][0].cache_hits == 0
+
+
+@pytest.mark.slow  # a subprocess interrupted mid-run (about 30 s)
+def test_ctrl_c_is_a_failure_that_names_the_runs_left_and_how_to_resume(tmp_path):
+    command = [str(Path(sys.executable).parent / "cmi-inspect"), "run", str(tmp_path / "logs"),
+               "--strategies", "no_memory,vector_memory,graph_memory", "--model", "fixed_latency/1",
+               "-T", f"data_file={SYNTHETIC}"]
+    run = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not list((tmp_path / "logs").glob("*.eval")) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    time.sleep(2)  # inside the first run's samples
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=120)
+    assert run.returncode != 0
+    assert "did not finish" in err or "interrupted" in err
+    assert "again to resume" in err

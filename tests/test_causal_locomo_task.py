@@ -165,6 +165,16 @@ def test_a_missing_gguf_file_is_one_line(tmp_path):
     assert "Unknown local model 'missing.gguf': use one of ['smollm2'] or the path of an existing" in printed
 
 
+def test_a_file_that_is_not_gguf_is_one_line_and_a_failure(tmp_path):
+    fake = tmp_path / "model.gguf"
+    fake.write_text("not a model")
+    result = run_inspect_eval(tmp_path, "--model", f"gguf/{fake}", "-T", f"data_file={SYNTHETIC}",
+                              "--limit", "1", check=False, display="plain")
+    printed = " ".join((result.stdout + result.stderr).split())
+    assert result.returncode != 0 and "Traceback" not in printed
+    assert f"{fake} is not a GGUF file" in printed
+
+
 def test_a_relative_data_file_is_read_from_where_the_command_ran(tmp_path):
     relative = SYNTHETIC.relative_to(REPO)  # from the repository root, where the user stands
     log = inspect_eval(tmp_path, "--model", "fixed_latency/0", "-T", f"data_file={relative}")

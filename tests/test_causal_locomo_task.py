@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cmi_inspect.data import CAUSAL_LOCOMO_SHA256
 from cmi_inspect.judge import JUDGE_PROMPT_VERSION
 from cmi_inspect.prompts import PROMPT_VERSION
 from cmi_inspect.task import TASK_VERSION
@@ -51,8 +52,9 @@ def test_no_memory_on_the_default_local_model(tmp_path):
     log = inspect_eval(tmp_path, "--solver", "no_memory", "--limit", "2")
     assert log.eval.model == "gguf/smollm2"
     assert log.eval.solver == "no_memory"
-    assert log.eval.metadata == {"answer_prompt": PROMPT_VERSION, "judge_prompt": JUDGE_PROMPT_VERSION}
-    assert log.eval.task_version == TASK_VERSION
+    assert log.eval.metadata == {"answer_prompt": PROMPT_VERSION, "judge_prompt": JUDGE_PROMPT_VERSION,
+                                 "data_sha256": CAUSAL_LOCOMO_SHA256}
+    assert log.eval.task_version == f"{TASK_VERSION}-{log.eval.metadata['data_sha256'][:12]}"
     assert [s.id for s in samples_of(log)] == ["conv-26_qa_0000", "conv-30_qa_0000"]
     for sample in samples_of(log):
         assert sample.output.completion

@@ -71,3 +71,22 @@ def test_ctrl_c_is_a_failure_that_names_the_runs_left_and_how_to_resume(tmp_path
     assert run.returncode != 0
     assert "did not finish" in err or "interrupted" in err
     assert "again to resume" in err
+
+
+def test_a_rerun_on_edited_data_stops_with_one_line_instead_of_mixing_answer_keys(tmp_path):
+    data = tmp_path / "data.jsonl"
+    data.write_text(SYNTHETIC.read_text(encoding="utf-8"), encoding="utf-8")
+    args: dict[str, Any] = dict(strategies=["vector_memory"], model="fixed_latency/0",
+                                task_args={"data_file": str(data)})
+    logs = tmp_path / "logs"
+    assert run_all(str(logs), **args) == []
+    [before] = list_eval_logs(str(logs))
+    data.write_text(data.read_text(encoding="utf-8").replace("3 March 2022", "4 April 2024"), encoding="utf-8")
+    with pytest.raises(UserError, match=r"holds runs of data with sha256 \w{12}\.\.\., not the \w{12}\.\.\. given now"):
+        run_all(str(logs), **args)
+    assert [i.name for i in list_eval_logs(str(logs))] == [before.name]  # nothing ran, nothing lost
+    assert run_all(str(tmp_path / "fresh"), **args) == []
+    [after] = list_eval_logs(str(tmp_path / "fresh"))
+    old, new = (read_eval_log(i.name, header_only=True).eval for i in (before, after))
+    assert old.metadata["data_sha256"] != new.metadata["data_sha256"]
+    assert old.task_version != new.task_version

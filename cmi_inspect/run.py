@@ -73,7 +73,7 @@ def run_all(
         )
         for name, params in plans
     ]
-    refuse_other_data(log_dir, str(tasks[0].version), tasks[0].metadata["data_sha256"])
+    refuse_other_data(log_dir, str(tasks[0].version), (tasks[0].metadata or {})["data_sha256"])
     chosen = model or os.environ.get("INSPECT_EVAL_MODEL") or DEFAULT_MODEL
     _, logs = eval_set(
         tasks,

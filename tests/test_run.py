@@ -88,5 +88,5 @@ def test_a_rerun_on_edited_data_stops_with_one_line_instead_of_mixing_answer_key
     assert run_all(str(tmp_path / "fresh"), **args) == []
     [after] = list_eval_logs(str(tmp_path / "fresh"))
     old, new = (read_eval_log(i.name, header_only=True).eval for i in (before, after))
-    assert old.metadata["data_sha256"] != new.metadata["data_sha256"]
+    assert (old.metadata or {})["data_sha256"] != (new.metadata or {})["data_sha256"]
     assert old.task_version != new.task_version

@@ -141,6 +141,9 @@ def _run(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from cmi_inspect.report import build_report
 
+    if not Path(args.log_dir).is_dir():
+        what = "is a file, not a log folder" if Path(args.log_dir).exists() else "does not exist"
+        raise UserError(f"{args.log_dir} {what}: name the folder a run wrote its logs to.")
     print(build_report(args.log_dir, out=args.out))
     return 0
 

@@ -34,3 +34,11 @@ def test_report_reads_only_the_logs(tmp_path, capsys, monkeypatch):
     assert main(["report", str(logs)]) == 0
     printed = capsys.readouterr().out
     assert "| cmi | fixed_latency/0 | paper | useful |" in printed
+
+
+def test_report_on_a_missing_path_or_a_file_is_one_line_and_a_failure(tmp_path, capsys):
+    assert main(["report", str(tmp_path / "nowhere")]) == 2
+    assert "nowhere does not exist" in capsys.readouterr().err
+    (tmp_path / "file.eval").write_text("x")
+    assert main(["report", str(tmp_path / "file.eval")]) == 2
+    assert "is a file, not a log folder" in capsys.readouterr().err

@@ -6,7 +6,7 @@ import json
 
 import pytest
 from cmi_inspect.report import build_report
-from cmi_inspect.report.runs import read_runs
+from cmi_inspect.report.runs import ALIAS_JUDGE, read_runs
 from cmi_inspect.solvers import cmi, graph_memory, no_memory, summary_memory, vector_memory
 from cmi_inspect.task import causal_locomo
 from inspect_ai import Task
@@ -31,9 +31,10 @@ def answer_3_march(prompt: str) -> str:
 def log_dir(tmp_path_factory):
     path = tmp_path_factory.mktemp("logs")
 
-    def run(solver, respond, task=None, **task_args):
+    def run(solver, respond, task=None, roles=None, **task_args):
         inspect_eval(task or causal_locomo(data_file=str(SYNTHETIC), **task_args), solver=solver,
-                     model=mock_model(respond), display="none", log_dir=str(path), fail_on_error=False)
+                     model=mock_model(respond), model_roles=roles, display="none", log_dir=str(path),
+                     fail_on_error=False)
 
     def fail_on(question: str):
         def respond(prompt: str) -> str:
@@ -47,6 +48,7 @@ def log_dir(tmp_path_factory):
     run(graph_memory(top_k=1), lambda p: "3 March 2022")
     run(graph_memory(), lambda p: "3 March 2022")  # a second graph run, with other arguments
     run(cmi(k=4), answer_3_march)
+    run(cmi(k=4), answer_3_march, roles={"grader": mock_model(lambda p: "no verdict here", role="grader")})
     run(generate(), lambda p: "x", task=Task(dataset=[Sample(input="hi")], name="other_task"))
     run(vector_memory(embedder="hashing"), fail_on("Which two"))  # one sample of three fails
     run(summary_memory(mode="concat"), fail_on(""))  # every sample fails
@@ -55,8 +57,20 @@ def log_dir(tmp_path_factory):
 
 
 def by_strategy(log_dir):
+    """Rows scored by the offline alias judge, by strategy."""
     rows, notes = read_runs(str(log_dir))
-    return {r.strategy: r for r in rows}, notes
+    return {r.strategy: r for r in rows if r.judge == ALIAS_JUDGE}, notes
+
+
+def test_runs_with_another_judge_are_their_own_row_naming_it_and_its_errors(log_dir):
+    rows, _ = read_runs(str(log_dir))
+    [graded] = [r for r in rows if r.judge != ALIAS_JUDGE]
+    assert (graded.strategy, graded.judge, graded.judge_errors) == (CMI, "mockllm/model", 3)
+    alias = next(r for r in rows if r.strategy == CMI and r.judge == ALIAS_JUDGE)
+    assert alias.judge_errors == 0
+    markdown = build_report(str(log_dir))
+    assert "| judge | judge errors |" in markdown
+    assert "| mockllm/model | 3 |" in markdown and f"| {ALIAS_JUDGE} | 0 |" in markdown
 
 
 def test_rows_match_hand_computed_values(log_dir):

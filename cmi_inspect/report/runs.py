@@ -26,6 +26,8 @@ from cmi_inspect.strategies import STRATEGIES
 from cmi_inspect.strategies.base import MemorySelection
 from cmi_inspect.view import key_to_memory_id
 
+ALIAS_JUDGE = "alias match"
+"""The judge of a run with no grader role: the offline alias match (``judge.alias_verdict``)."""
 SCORE_KEYS = ("score", "success")
 SELECTION_KEYS = ("useful_f1", "bad_rejection", "poison_adoption", "n_selected")
 METRIC_KEYS = SCORE_KEYS + SELECTION_KEYS
@@ -42,6 +44,8 @@ class Run:
     strategy: str
     model: str
     protocol: str
+    judge: str
+    """The judge share's scorer: the grader model(s), or the offline alias match."""
     log: str
     samples: int
     failed: int
@@ -56,6 +60,8 @@ class Run:
     """Task score by family: the log's own means, standard errors over the samples."""
     by_attack_kind: dict[str, Mean]
     """Poison adoption by the kind of harmful memory, over the samples that have one."""
+    judge_errors: int = 0
+    """Samples whose grader reply was no readable verdict (scored 0)."""
     candidates: list[dict[str, Any]] = field(default_factory=list)
     """CMI's candidates, each with its example id and memory label."""
 
@@ -150,6 +156,23 @@ def poison_by_kind(samples: list[EvalSample]) -> dict[str, Mean]:
     return {kind: Mean.of(values) for kind, values in sorted(adopted.items())}
 
 
+def judge_of(log: EvalLog) -> str:
+    """Who scored the judge share: the model(s) bound to the grader role, else the alias match."""
+    grader = (log.eval.model_roles or {}).get("grader")
+    if grader is None:
+        return ALIAS_JUDGE
+    configs = grader if isinstance(grader, list) else [grader]
+    return "+".join(c.model for c in configs)
+
+
+def judge_errors(samples: list[EvalSample]) -> int:
+    return sum(
+        1
+        for s in samples
+        if isinstance(v := (s.scores or {})["task_score"].value, dict) and v.get("judge_error")
+    )
+
+
 def summarise(log: EvalLog, name: str) -> Run:
     all_samples = log.samples or []
     samples = [s for s in all_samples if s.error is None and s.scores]
@@ -164,6 +187,7 @@ def summarise(log: EvalLog, name: str) -> Run:
         strategy=strategy_label(log),
         model=log.eval.model,
         protocol=str((log.eval.task_args or {}).get("protocol", "paper")),
+        judge=judge_of(log),
         log=name,
         samples=n,
         failed=len(all_samples) - n,
@@ -175,13 +199,15 @@ def summarise(log: EvalLog, name: str) -> Run:
         seconds_per_sample=per_sample([s.working_time or 0.0 for s in samples]),
         by_family=family_scores(samples, families),
         by_attack_kind=poison_by_kind(samples),
+        judge_errors=judge_errors(samples),
         candidates=[c for s in samples for c in labelled_candidates(s)],
     )
 
 
 def read_runs(log_dir: str) -> tuple[list[Run], list[str]]:
-    """A summary of each usable log (the newest per strategy, model and protocol), and notes."""
-    found: dict[tuple[str, str, str], list[tuple[str, str, Run]]] = defaultdict(list)
+    """A summary of each usable log (the newest per strategy, model, protocol and judge), and
+    notes."""
+    found: dict[tuple[str, str, str, str], list[tuple[str, str, Run]]] = defaultdict(list)
     notes: list[str] = []
     for info in list_eval_logs(log_dir):
         name = Path(info.name).name
@@ -197,7 +223,7 @@ def read_runs(log_dir: str) -> tuple[list[Run], list[str]]:
         except Exception as ex:  # a damaged file must not hide the others
             notes.append(f"{name}: unreadable ({type(ex).__name__}: {ex}); skipped")
             continue
-        found[(run.strategy, run.model, run.protocol)].append((header.eval.created, name, run))
+        found[(run.strategy, run.model, run.protocol, run.judge)].append((header.eval.created, name, run))
     runs = []
     for logs in found.values():
         *older, (_, newest, run) = sorted(logs, key=lambda x: (x[0], x[1]))
@@ -205,6 +231,8 @@ def read_runs(log_dir: str) -> tuple[list[Run], list[str]]:
         runs.append(run)
     order = {s: i for i, s in enumerate(STRATEGIES)}
     runs.sort(
-        key=lambda r: (r.model, r.protocol, order.get(r.strategy.split("[")[0], 99), r.strategy)
+        key=lambda r: (
+            r.model, r.protocol, r.judge, order.get(r.strategy.split("[")[0], 99), r.strategy
+        )
     )
     return runs, notes

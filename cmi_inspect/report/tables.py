@@ -26,6 +26,7 @@ def table1(runs: list[Run]) -> str:
         "strategy", "model", "protocol", "n", "failed", "task score", "success", "useful F1",
         "bad rejection", "poison adoption", "avg memories", "calls / sample",
         "cached calls / sample", "input tok / sample", "output tok / sample", "s / sample",
+        "judge", "judge errors",
     ]  # fmt: skip
     body = []
     for r in runs:
@@ -42,12 +43,14 @@ def table1(runs: list[Run]) -> str:
                 fmt(r.input_tokens, 0),
                 fmt(r.output_tokens, 0),
                 fmt(r.seconds_per_sample, 2),
+                r.judge,
+                str(r.judge_errors),
             ]
         )
         paper = reference.TABLE1.get(r.strategy)
         if paper:
             body.append(
-                [*PAPER_CELLS, "87", "", *(fmt(paper[k]) for k in METRIC_KEYS), "", "", "", "", ""]
+                [*PAPER_CELLS, "87", "", *(fmt(paper[k]) for k in METRIC_KEYS), *[""] * 7]
             )
     return markdown_table(header, body)
 

@@ -164,8 +164,10 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _build_xl(args: argparse.Namespace) -> int:
+    from cmi_inspect.paths import writable_dir
     from cmi_inspect.xl import build_xl, locomo_path
 
+    writable_dir(args.out_dir, "XL build")  # before the build, not after it
     manifest = build_xl(locomo_path(), args.out_dir)
     print(json.dumps(manifest, indent=2))
     return 0

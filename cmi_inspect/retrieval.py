@@ -10,6 +10,7 @@ inflections ("painted" / "painting") that word tokens miss. ``openai`` uses
 
 from __future__ import annotations
 
+import logging
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -18,12 +19,17 @@ from typing import Any, Protocol, TypeVar
 import anyio
 import numpy as np
 
-from cmi_inspect.errors import choose
+from cmi_inspect.errors import UserError, choose
 from cmi_inspect.text import tokens
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 
-EMBEDDERS = ("hashing", "openai", "e5")
+MAX_EMBED_CHARS = 2_000
+"""The most characters of one text an embedder reads (about one 512-token e5 window): a
+memory of a megabyte would otherwise take e5 most of an hour, window by window. Every
+memory of the release and of XL is shorter (at most 520 characters); a longer text is cut,
+and the log's warnings say so."""
 
 
 class Embedder(Protocol):
@@ -50,7 +56,8 @@ class _CachingEmbedder:
         async with self._lock:
             missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
             if missing:
-                self._cache.update(zip(missing, await self._embed(missing), strict=True))
+                embedded = await self._embed([bounded(t, self.name) for t in missing])
+                self._cache.update(zip(missing, embedded, strict=True))
         return [self._cache[t] for t in texts]
 
     async def cosine(self, query: str, texts: Sequence[str]) -> np.ndarray:
@@ -58,6 +65,17 @@ class _CachingEmbedder:
             return np.zeros(0)
         vectors = await self._vectors([query, *texts])
         return np.array([_dot(vectors[0], v) for v in vectors[1:]], dtype=float)
+
+
+def bounded(text: str, embedder: str) -> str:
+    """``text`` cut to ``MAX_EMBED_CHARS``, with a warning in the log when it is cut."""
+    if len(text) <= MAX_EMBED_CHARS:
+        return text
+    logger.warning(
+        "embedder %s reads the first %d of %d characters of a text (%r...)",
+        embedder, MAX_EMBED_CHARS, len(text), text[:40],
+    )  # fmt: skip
+    return text[:MAX_EMBED_CHARS]
 
 
 def _dot(a: Any, b: Any) -> float:
@@ -92,10 +110,15 @@ class OpenAIEmbedder(_CachingEmbedder):
 
     def __init__(self, model: str = "text-embedding-3-large") -> None:
         super().__init__()
-        from openai import AsyncOpenAI
+        from openai import AsyncOpenAI, OpenAIError
 
         self.model = model
-        self._client = AsyncOpenAI()
+        try:
+            self._client = AsyncOpenAI()
+        except OpenAIError as ex:
+            raise UserError(
+                f"-S embedder=openai needs an OpenAI API key (set OPENAI_API_KEY): {ex}"
+            ) from None
 
     async def _embed(self, texts: list[str]) -> list[Any]:
         response = await self._client.embeddings.create(model=self.model, input=texts)
@@ -137,15 +160,16 @@ class E5Embedder(_CachingEmbedder):
         return [np.asarray(v, dtype=float) / (np.linalg.norm(v) or 1.0) for v in vectors]
 
 
+EMBEDDERS: dict[str, type[Embedder]] = {
+    "hashing": HashingEmbedder,
+    "openai": OpenAIEmbedder,
+    "e5": E5Embedder,
+}
+"""``-S embedder=NAME``: the embedders by name."""
+
+
 def make_embedder(name: str) -> Embedder:
-    choose("embedder", name, EMBEDDERS)
-    if name == "hashing":
-        return HashingEmbedder()
-    if name == "openai":
-        return OpenAIEmbedder()
-    if name == "e5":
-        return E5Embedder()
-    raise AssertionError(name)
+    return EMBEDDERS[choose("embedder", name, list(EMBEDDERS))]()
 
 
 def jaccard(a: str, b: str) -> float:

@@ -13,8 +13,10 @@ remote API.
 
 from __future__ import annotations
 
+import fcntl
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +24,11 @@ from inspect_ai.log import EvalLog
 
 from cmi_inspect.errors import UserError
 from cmi_inspect.log_tags import is_causal_locomo, run_name
+from cmi_inspect.paths import writable_dir
 from cmi_inspect.strategies import STRATEGIES
 from cmi_inspect.strategies.cmi import ABLATIONS
 
+LOCK_FILE = ".cmi-inspect-run.lock"
 DEFAULT_MODEL = "gguf/smollm2"
 """The embedded model, when neither ``--model`` nor ``INSPECT_EVAL_MODEL`` names one."""
 
@@ -73,24 +77,44 @@ def run_all(
         )
         for name, params in plans
     ]
+    folder = writable_dir(log_dir, "logs")
     refuse_other_data(log_dir, str(tasks[0].version), (tasks[0].metadata or {})["data_sha256"])
     chosen = model or os.environ.get("INSPECT_EVAL_MODEL") or DEFAULT_MODEL
-    _, logs = eval_set(
-        tasks,
-        log_dir=log_dir,
-        model=chosen,
-        model_args=model_args or {},
-        limit=limit,
-        max_samples=max_samples,
-        max_tasks=max_tasks,
-        retry_attempts=2,
-        retry_on_error=1,
-        fail_on_error=0.1,
-        timeout=timeout,
-        max_retries=max_retries,
-        cache=CachePolicy(expiry=None) if cache else None,
-    )
+    with only_run(folder):
+        _, logs = eval_set(
+            tasks,
+            log_dir=log_dir,
+            model=chosen,
+            model_args=model_args or {},
+            limit=limit,
+            max_samples=max_samples,
+            max_tasks=max_tasks,
+            retry_attempts=2,
+            retry_on_error=1,
+            fail_on_error=0.1,
+            timeout=timeout,
+            max_retries=max_retries,
+            cache=CachePolicy(expiry=None) if cache else None,
+        )
     return unfinished([t.name for t in tasks], logs)
+
+
+@contextmanager
+def only_run(folder: Path) -> Iterator[None]:
+    """Hold ``folder``'s run lock: a second ``cmi-inspect run`` on it stops with one line
+    instead of doing all the work again beside the first."""
+    with (folder / LOCK_FILE).open("a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UserError(
+                f"Another cmi-inspect run is writing to {folder}: wait for it to end, or use "
+                "another log folder."
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def refuse_other_data(log_dir: str, version: str, digest: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from cmi_inspect import data, paths
 from cmi_inspect.cli import main
 
@@ -42,3 +43,33 @@ def test_report_on_a_missing_path_or_a_file_is_one_line_and_a_failure(tmp_path, 
     (tmp_path / "file.eval").write_text("x")
     assert main(["report", str(tmp_path / "file.eval")]) == 2
     assert "is a file, not a log folder" in capsys.readouterr().err
+
+
+def test_run_into_a_file_or_an_unwritable_folder_is_one_line_before_any_work(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    for where, message in ((blocker, "is a file, not a folder"), (blocker / "logs", "Cannot write the logs")):
+        assert main(["run", str(where), "--model", "fixed_latency/0", "-T", f"data_file={SYNTHETIC}"]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_build_xl_into_an_unwritable_folder_stops_before_building(tmp_path, capsys, monkeypatch):
+    from cmi_inspect import xl
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    monkeypatch.setattr(xl, "build_xl", lambda *a: pytest.fail("built before checking the folder"))
+    assert main(["build-xl", str(blocker / "xl")]) == 2
+    assert "Cannot write the XL build" in capsys.readouterr().err
+
+
+def test_a_second_run_on_the_same_folder_is_refused_while_the_first_holds_it(tmp_path):
+    from cmi_inspect.errors import UserError
+    from cmi_inspect.run import only_run
+
+    with only_run(tmp_path), pytest.raises(UserError, match="Another cmi-inspect run is writing to"):
+        with only_run(tmp_path):
+            pass
+    with only_run(tmp_path):  # released once the first ends
+        pass

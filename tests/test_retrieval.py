@@ -95,3 +95,32 @@ def test_e5_vectors_are_deterministic_unit_vectors_with_role_prefixes():
     assert np.array_equal(vectors[0], again[1]) and np.array_equal(vectors[1], again[0])
     assert all(np.linalg.norm(v) == pytest.approx(1.0) for v in vectors)
     assert not np.allclose(vectors[0], vectors[1])  # the role prefix changes the embedding
+
+
+async def test_an_embedder_reads_a_bounded_prefix_of_a_long_text_and_the_log_says_so(monkeypatch, caplog):
+    from cmi_inspect.retrieval import MAX_EMBED_CHARS, E5Embedder
+
+    seen: list[int] = []
+    embedder = E5Embedder()
+    embed = embedder._embed_now
+
+    def spy(texts: list[str]):
+        seen.extend(len(t) for t in texts)
+        return embed(texts)
+
+    monkeypatch.setattr(embedder, "_embed_now", spy)
+    huge = "The user moved to Lisbon in May. " * 30_000  # about a megabyte
+    with caplog.at_level("WARNING", logger="cmi_inspect.retrieval"):
+        scores = await embedder.cosine("Where did the user move?", [huge, "The user likes tea."])
+    assert len(scores) == 2 and max(seen) <= MAX_EMBED_CHARS
+    assert any(f"reads the first {MAX_EMBED_CHARS} of {len(E5Embedder.PASSAGE + huge)} characters" in r.message
+               for r in caplog.records)
+
+
+def test_the_openai_embedder_without_a_key_is_one_line(monkeypatch):
+    from cmi_inspect.errors import UserError
+    from cmi_inspect.retrieval import make_embedder
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(UserError, match="-S embedder=openai needs an OpenAI API key"):
+        make_embedder("openai")

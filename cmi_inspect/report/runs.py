@@ -223,7 +223,8 @@ def read_runs(log_dir: str) -> tuple[list[Run], list[str]]:
         except Exception as ex:  # a damaged file must not hide the others
             notes.append(f"{name}: unreadable ({type(ex).__name__}: {ex}); skipped")
             continue
-        found[(run.strategy, run.model, run.protocol, run.judge)].append((header.eval.created, name, run))
+        key = (run.strategy, run.model, run.protocol, run.judge)
+        found[key].append((header.eval.created, name, run))
     runs = []
     for logs in found.values():
         *older, (_, newest, run) = sorted(logs, key=lambda x: (x[0], x[1]))

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from inspect_ai.model import Model
 
 from cmi_inspect.data import ScoringCriteria
+from cmi_inspect.hedge import Hedge
 from cmi_inspect.prompts import prompt_version
 
 FALLBACK_JUDGE = "alias-match (deterministic fallback, no grader role)"
@@ -63,8 +64,11 @@ def parse_verdict(raw: str, judge: str) -> Verdict:
     return Verdict(score, judge, raw)
 
 
-def alias_verdict(response: str, criteria: ScoringCriteria) -> Verdict:
-    """1 if the response contains the expected answer or an alias and not the adversarial one."""
+def alias_verdict(response: str, criteria: ScoringCriteria, hedged: Hedge | None = None) -> Verdict:
+    """1 if the response contains the expected answer or an alias and not the adversarial one,
+    and does not hedge across several values of the answer's kind (``hedge``)."""
+    if hedged is not None and hedged.hedged:
+        return Verdict(0.0, FALLBACK_JUDGE, hedged.describe())
     text = response.lower()
     answers = [criteria.expected_answer, *criteria.answer_aliases]
     hit = next((a for a in answers if a and a.lower() in text), None)

@@ -20,6 +20,8 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import TaskState
 
 from cmi_inspect.dataset import CausalLocomoMetadata
+from cmi_inspect.errors import choose
+from cmi_inspect.hedge import hedge
 from cmi_inspect.judge import (
     JUDGE_PROMPT_VERSION,
     alias_verdict,
@@ -36,6 +38,9 @@ from cmi_inspect.strategies import STRATEGIES
 from cmi_inspect.strategies.base import MemorySelection
 from cmi_inspect.view import key_to_memory_id
 
+SCORINGS = ("paper", "strict")
+"""``-T scoring=``: how success is counted (the default depends on the protocol)."""
+DEFAULT_SCORING = {"paper": "paper", "blind": "strict"}
 SELECTION_KEYS = (
     "recall",
     "precision",
@@ -65,39 +70,51 @@ def count() -> Metric:
         "judge": [mean()],
         "success": [mean(), stderr()],
         "judge_error": [count()],
+        "hedged": [mean()],
     }
 )
-def task_score() -> Scorer:
+def task_score(scoring: str = "paper") -> Scorer:
     """0.7 x deterministic rules + 0.3 x judge; success when the score is at least 0.7.
 
     The judge is the ``grader`` model role when one is given, else the
     deterministic alias-match fallback; the score's metadata names which. A
     grader reply that is no readable verdict scores 0 and is counted in the
-    ``judge_error`` metric, so a broken judge shows at a glance.
+    ``judge_error`` metric, so a broken judge shows at a glance. ``hedged`` marks an
+    answer that lists several values of the kind asked for (``hedge``); the alias judge
+    never credits one, and under ``scoring="strict"`` it is no success whatever its score.
+
+    Args:
+        scoring: ``paper`` (success as the paper counts it) or ``strict`` (a hedge is
+            never a success).
     """
+    choose("scoring", scoring, SCORINGS)
 
     async def score(state: TaskState, target: Target) -> Score:
         meta = state.metadata_as(CausalLocomoMetadata)
         response = state.output.completion
-        det = deterministic_score(response, meta.scoring_criteria)
+        criteria = meta.scoring_criteria
+        det = deterministic_score(response, criteria)
+        hedged = hedge(response, criteria.expected_answer, state.input_text)
         if "grader" in model_roles():
-            prompt = judge_prompt(
-                state.input_text, meta.gold_behavior, meta.scoring_criteria, response
-            )
+            prompt = judge_prompt(state.input_text, meta.gold_behavior, criteria, response)
             verdict = await llm_verdict(get_model(role="grader"), prompt)
         else:
-            verdict = alias_verdict(response, meta.scoring_criteria)
+            verdict = alias_verdict(response, criteria, hedged)
         total = hybrid_score(det, verdict.score)
+        success = total >= SUCCESS_THRESHOLD and not (scoring == "strict" and hedged.hedged)
         explanation = f"deterministic {det:.3f}, judge {verdict.score:.3f} ({verdict.judge})"
         if verdict.error:
             explanation += f"; judge verdict scored 0: {verdict.error}"
+        if hedged.hedged:
+            explanation += f"; {hedged.describe()}"
         return Score(
             value={
                 "score": total,
                 "deterministic": det,
                 "judge": verdict.score,
-                "success": 1.0 if total >= SUCCESS_THRESHOLD else 0.0,
+                "success": 1.0 if success else 0.0,
                 "judge_error": 1.0 if verdict.error else 0.0,
+                "hedged": 1.0 if hedged.hedged else 0.0,
             },
             answer=response,
             explanation=explanation,
@@ -106,6 +123,8 @@ def task_score() -> Scorer:
                 "judge_raw": verdict.raw,
                 "judge_error": verdict.error,
                 "judge_prompt_version": JUDGE_PROMPT_VERSION,
+                "scoring": scoring,
+                "hedge_values": hedged.values,
             },
         )
 

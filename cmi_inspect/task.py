@@ -16,7 +16,7 @@ from cmi_inspect.dataset import causal_locomo_dataset
 from cmi_inspect.errors import UserError
 from cmi_inspect.judge import JUDGE_PROMPT_VERSION
 from cmi_inspect.prompts import PROMPT_VERSION
-from cmi_inspect.scorers import memory_selection, task_score
+from cmi_inspect.scorers import DEFAULT_SCORING, memory_selection, task_score
 from cmi_inspect.solvers import no_memory
 
 ANSWER_MAX_TOKENS = 96
@@ -31,6 +31,7 @@ def causal_locomo(
     task_families: str | list[str] | None = None,
     data_file: str | None = None,
     dataset: str = "release",
+    scoring: str | None = None,
 ) -> Task:
     """The Causal-LoCoMo benchmark: memory selection on LoCoMo conversations.
 
@@ -46,6 +47,9 @@ def causal_locomo(
         dataset: ``release`` (the paper's 87 examples, downloaded or read from
             ``CMI_DATA_DIR``) or ``xl`` (Causal-LoCoMo-XL, built from LoCoMo on
             first use and cached; samples ordered so any ``--limit`` is stratified).
+        scoring: ``paper`` counts success as the paper did; ``strict`` (the default under
+            ``blind``) never counts an answer that hedges across several values of the
+            kind asked for (dates, numbers, names) as a success.
     """
     if isinstance(task_families, str):
         task_families = [f.strip() for f in task_families.split(",") if f.strip()]
@@ -60,7 +64,7 @@ def causal_locomo(
     return Task(
         dataset=samples,
         solver=no_memory(),
-        scorer=[task_score(), memory_selection()],
+        scorer=[task_score(scoring or DEFAULT_SCORING[protocol]), memory_selection()],
         config=GenerateConfig(temperature=0.0, max_tokens=ANSWER_MAX_TOKENS),
         metadata={
             "answer_prompt": PROMPT_VERSION,

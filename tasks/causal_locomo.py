@@ -20,6 +20,7 @@ def causal_locomo(
     task_families: str | list[str] | None = None,
     data_file: str | None = None,
     dataset: str = "release",
+    scoring: str | None = None,
 ) -> Task:
     """The Causal-LoCoMo benchmark; the arguments are ``cmi_inspect.task.causal_locomo``'s."""
-    return package.causal_locomo(protocol, task_families, data_file, dataset)
+    return package.causal_locomo(protocol, task_families, data_file, dataset, scoring)

@@ -49,7 +49,8 @@ def test_task_score_with_the_fallback_judge(tmp_path):
     log = run(no_memory(), respond, tmp_path, data_file=str(SYNTHETIC))
     scores = {s.id: score_of(s, "task_score") for s in samples_of(log)}
     perfect = scores["syn_0000"]
-    assert perfect.value == {"score": 1.0, "deterministic": 1.0, "judge": 1.0, "success": 1.0, "judge_error": 0.0}
+    assert perfect.value == {"score": 1.0, "deterministic": 1.0, "judge": 1.0, "success": 1.0, "judge_error": 0.0,
+                             "hedged": 0.0}
     assert perfect.metadata["judge"].startswith("alias-match")
     assert perfect.metadata["judge_prompt_version"] == JUDGE_PROMPT_VERSION
     wrong = scores["syn_0001"].value
@@ -60,6 +61,31 @@ def test_task_score_with_the_fallback_judge(tmp_path):
     by_family = next(s for s in log.results.scores if s.name == "score").metrics
     assert by_family["grouped_temporal_memory_qa"].value == 1.0
     assert by_family["grouped_multi_evidence_memory_qa"].value == pytest.approx(0.28)
+
+
+@pytest.mark.parametrize(("protocol", "scoring", "success"), [
+    ("paper", None, 1.0),  # the paper's count: containment and 0.7 x rules, as it reported
+    ("blind", None, 0.0),  # strict by default under blind: a hedge is no success
+    ("paper", "strict", 0.0),
+])  # fmt: skip
+def test_a_hedged_answer_gets_no_alias_credit_and_counts_as_no_success_when_strict(
+    tmp_path, protocol, scoring, success
+):
+    # thirteen dates, the right one among them (not the must_not_include 9 March 2022)
+    hedged = ", ".join(f"{d} March 2022" for d in range(1, 15) if d != 9)
+    args = {"scoring": scoring} if scoring else {}
+    log = run(no_memory(), lambda p: hedged if "When did Priya" in p else "Yellow.", tmp_path,
+              protocol=protocol, data_file=str(SYNTHETIC), **args)
+    score = score_of(next(s for s in samples_of(log) if s.id == "syn_0000"), "task_score")
+    assert score.value["hedged"] == 1.0 and score.value["judge"] == 0.0
+    assert score.value["deterministic"] == 1.0  # the paper's rules, as ever: containment
+    assert score.value["success"] == success
+    assert "hedged across 13 dates" in score.explanation
+    assert score.metadata["scoring"] == (scoring or {"paper": "paper", "blind": "strict"}[protocol])
+    honest = score_of(next(s for s in samples_of(log) if s.id == "syn_0002"), "task_score")
+    assert honest.value["hedged"] == 0.0
+    assert log.results is not None
+    assert next(s for s in log.results.scores if s.name == "hedged").metrics["mean"].value == pytest.approx(1 / 3)
 
 
 def test_grader_role_judges_and_bad_verdicts_score_zero(tmp_path):

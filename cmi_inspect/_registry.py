@@ -3,6 +3,7 @@ providers (``gguf/``, ``fixed_latency/``), registered when Inspect loads the plu
 
 from inspect_ai.model import ModelAPI, modelapi
 
+from cmi_inspect.judge_audit import judge_calibration
 from cmi_inspect.scorers import memory_selection, task_score
 from cmi_inspect.solvers import (
     cmi,
@@ -35,6 +36,7 @@ __all__ = [
     "cmi",
     "full_history",
     "graph_memory",
+    "judge_calibration",
     "memory_selection",
     "no_memory",
     "reflection_memory",

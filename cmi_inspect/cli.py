@@ -84,12 +84,32 @@ def main(argv: list[str] | None = None) -> int:
     report = commands.add_parser("report", help="tables and figures from a log directory")
     report.add_argument("log_dir")
     report.add_argument("--out", type=Path, help="also write report.md, report.json and PNGs here")
+    report.add_argument(
+        "--judge-audit", type=Path, metavar="FILE", help="a judge-audit --json file to show"
+    )
 
     audit = commands.add_parser("audit", help="how well surface artefacts give labels away")
     audit.add_argument("--dataset", default="release", help="release (default) or xl")
     audit.add_argument("--data-file", help="a JSONL file in the release's schema instead")
     audit.add_argument("--protocol", default="blind", help="the view: blind (default) or paper")
     audit.add_argument("--json", action="store_true", help="print the AUCs as one JSON object")
+
+    judges = commands.add_parser(
+        "judge-audit", help="how often the judge accepts answers known to be right or wrong"
+    )
+    judges.add_argument("--dataset", default="release", help="release (default) or xl")
+    judges.add_argument("--data-file", help="a JSONL file in the release's schema instead")
+    judges.add_argument("--limit", type=int, help="the first N examples")
+    judges.add_argument(
+        "--model-role",
+        dest="model_roles",
+        action="append",
+        default=[],
+        metavar="grader=MODEL[,MODEL...]",
+        help="the judge to audit (several: a majority vote); default: the alias match",
+    )
+    judges.add_argument("--log-dir", default="logs/judge-audit", help="where the audit's log goes")
+    judges.add_argument("--json", type=Path, metavar="FILE", help="also write the result here")
 
     build = commands.add_parser("build-xl", help="build Causal-LoCoMo-XL from LoCoMo")
     build.add_argument("out_dir", type=Path)
@@ -144,7 +164,50 @@ def _report(args: argparse.Namespace) -> int:
     if not Path(args.log_dir).is_dir():
         what = "is a file, not a log folder" if Path(args.log_dir).exists() else "does not exist"
         raise UserError(f"{args.log_dir} {what}: name the folder a run wrote its logs to.")
-    print(build_report(args.log_dir, out=args.out))
+    text = build_report(args.log_dir, out=args.out)
+    if args.judge_audit:
+        text += "\n\n" + judge_audit_section(args.judge_audit)
+    print(text)
+    return 0
+
+
+def judge_audit_section(path: Path) -> str:
+    """The judge's false-accept rates, from a ``judge-audit --json`` file, for the report."""
+    from cmi_inspect.judge_audit import format_audit
+
+    try:
+        result = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as ex:
+        raise UserError(f"{path}: not a judge-audit JSON file ({ex}).") from None
+    return (
+        "## How far to trust the judge\n\nThe judge share (0.3) of the task score, audited "
+        "with answers of known correctness (`cmi-inspect judge-audit`): vague_wrong, "
+        "specific_wrong and adversarial acceptance are false accepts.\n\n"
+        + format_audit(result)
+    )
+
+
+def _judge_audit(args: argparse.Namespace) -> int:
+    from inspect_ai import eval as inspect_eval
+
+    from cmi_inspect.judge_audit import audit_result, format_audit, judge_calibration
+
+    roles: dict[str, str | list[str]] = {}
+    for pair in args.model_roles:
+        role, sep, models = pair.partition("=")
+        if not sep or not models:
+            raise UserError(f"--model-role expects ROLE=MODEL[,MODEL...], got {pair!r}")
+        names = [m.strip() for m in models.split(",") if m.strip()]
+        roles[role] = names if len(names) > 1 else names[0]
+    task = judge_calibration(args.dataset, args.data_file, args.limit)
+    [log] = inspect_eval(task, model="none/none", model_roles=roles or None, log_dir=args.log_dir)
+    if log.status != "success":
+        raise UserError(f"the audit did not finish ({log.status}); its log: {log.location}")
+    result = audit_result(log)
+    print(format_audit(result) + "\n\n" + json.dumps(result))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     return 0
 
 
@@ -178,6 +241,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "report": _report,
     "audit": _audit,
     "build-xl": _build_xl,
+    "judge-audit": _judge_audit,
 }
 
 

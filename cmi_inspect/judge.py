@@ -86,6 +86,40 @@ async def llm_verdict(grader: Model, prompt: str) -> Verdict:
     return parse_verdict(output.completion, str(grader))
 
 
+ACCEPT = 0.5
+"""A grader accepts an answer when its task_success_score is at least this."""
+
+
+def majority(verdicts: list[Verdict]) -> Verdict:
+    """Several graders' verdicts as one: 1 when more than half accept, else 0 (a tie
+    rejects: a panel that cannot agree does not credit the answer). A grader whose reply was
+    unreadable votes to reject, and the panel's verdict carries its error."""
+    accepted = sum(v.score >= ACCEPT and not v.error for v in verdicts)
+    errors = "; ".join(f"{v.judge}: {v.error}" for v in verdicts if v.error)
+    judges = "majority of " + ", ".join(v.judge for v in verdicts)
+    raw = "; ".join(f"{v.judge}: {v.score:g}" for v in verdicts)
+    score = 1.0 if 2 * accepted > len(verdicts) else 0.0
+    return Verdict(score, judges, f"{accepted} of {len(verdicts)} accept ({raw})", errors or None)
+
+
+async def judge_answer(
+    graders: Model | list[Model] | None,
+    request: str,
+    gold_behavior: str,
+    criteria: ScoringCriteria,
+    response: str,
+    hedged: Hedge | None = None,
+) -> Verdict:
+    """The judge share's verdict: the grader model, a majority of several, or (with none)
+    the offline alias match. Normal runs and the judge audit both come through here."""
+    if graders is None:
+        return alias_verdict(response, criteria, hedged)
+    prompt = judge_prompt(request, gold_behavior, criteria, response)
+    if isinstance(graders, Model):
+        return await llm_verdict(graders, prompt)
+    return majority([await llm_verdict(grader, prompt) for grader in graders])
+
+
 JUDGE_PROMPT_VERSION = "judge-" + prompt_version(
     judge_prompt("{request}", "{behaviour}", ScoringCriteria(expected_answer="{answer}"), "{reply}")
 )

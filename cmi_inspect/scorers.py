@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspect_ai.model import get_model, model_roles
+from inspect_ai.model import model_roles
 from inspect_ai.scorer import (
     Metric,
     SampleScore,
@@ -22,12 +22,7 @@ from inspect_ai.solver import TaskState
 from cmi_inspect.dataset import CausalLocomoMetadata
 from cmi_inspect.errors import choose
 from cmi_inspect.hedge import hedge
-from cmi_inspect.judge import (
-    JUDGE_PROMPT_VERSION,
-    alias_verdict,
-    judge_prompt,
-    llm_verdict,
-)
+from cmi_inspect.judge import JUDGE_PROMPT_VERSION, judge_answer
 from cmi_inspect.scoring import (
     SUCCESS_THRESHOLD,
     deterministic_score,
@@ -95,11 +90,10 @@ def task_score(scoring: str = "paper") -> Scorer:
         criteria = meta.scoring_criteria
         det = deterministic_score(response, criteria)
         hedged = hedge(response, criteria.expected_answer, state.input_text)
-        if "grader" in model_roles():
-            prompt = judge_prompt(state.input_text, meta.gold_behavior, criteria, response)
-            verdict = await llm_verdict(get_model(role="grader"), prompt)
-        else:
-            verdict = alias_verdict(response, criteria, hedged)
+        verdict = await judge_answer(
+            model_roles().get("grader"), state.input_text, meta.gold_behavior, criteria, response,
+            hedged,
+        )  # fmt: skip
         total = hybrid_score(det, verdict.score)
         success = total >= SUCCESS_THRESHOLD and not (scoring == "strict" and hedged.hedged)
         explanation = f"deterministic {det:.3f}, judge {verdict.score:.3f} ({verdict.judge})"

@@ -102,7 +102,7 @@ class Turn:
 
 
 _TURN_LINE = re.compile(
-    rf"^(?P<ref>{DIA_ID.pattern})\s+(?:(?P<speaker>[^:]{{1,40}}):\s+)?(?P<text>.*)$"
+    rf"^(?P<dia_id>{DIA_ID.pattern})\s+(?:(?P<speaker>[^:]{{1,40}}):\s+)?(?P<text>.*)$"
 )
 
 
@@ -118,7 +118,7 @@ def session_turns(content: str) -> list[Turn]:
     for line in content.splitlines():
         found = _TURN_LINE.match(line.strip())
         if found:
-            turns.append(Turn(found["ref"], found["speaker"] or "", found["text"]))
+            turns.append(Turn(found["dia_id"], found["speaker"] or "", found["text"]))
         elif turns and line.strip():
             turns[-1] = replace(turns[-1], text=f"{turns[-1].text} {line.strip()}")
     return turns

@@ -7,7 +7,6 @@ when its AUC lies within 0.40-0.60 (label-free-cmi spec §1).
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from sklearn.model_selection import GroupKFold
 
 from cmi_inspect.blinding import ANSWER_SUFFIX
 from cmi_inspect.data import ExampleRecord
+from cmi_inspect.text import tokens
 from cmi_inspect.view import ProtocolName, key_to_memory_id, memory_view
 
 COMPARISONS = {"harmful_vs_useful": "useful", "harmful_vs_irrelevant": "irrelevant"}
@@ -31,7 +31,6 @@ DENIAL_WORDS = frozenset(
     "not no never none nothing nobody nowhere neither nor cannot without instead rather "
     "avoid avoids avoided avoiding only longer refuse refused deny denied false wrong".split()
 )
-_WORD = re.compile(r"[a-z']+")
 
 
 @dataclass(frozen=True)
@@ -104,7 +103,7 @@ def denial_words(items: Sequence[AuditItem]) -> np.ndarray:
 
 
 def _denial_count(text: str) -> int:
-    words = _WORD.findall(text.lower().replace("\u2019", "'"))
+    words = tokens(text.replace("\u2019", "'"))
     return sum(w in DENIAL_WORDS or w.endswith("n't") for w in words)
 
 

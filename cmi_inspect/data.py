@@ -10,9 +10,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 import urllib.error
 import urllib.request
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -36,7 +40,8 @@ TaskFamily = Literal[
     "inferential_memory_qa",
     "factual_memory_qa",
 ]
-TASK_FAMILIES: tuple[str, ...] = get_args(TaskFamily)
+"""The task families, in the paper's order: the one list of them."""
+TASK_FAMILIES: tuple[TaskFamily, ...] = get_args(TaskFamily)
 
 
 class DataError(UserError):
@@ -47,12 +52,15 @@ class _Lenient(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
+MemoryLabel = Literal["useful", "irrelevant", "harmful"]
+
+
 class MemoryRecord(_Lenient):
     """One entry of a memory bank, with its label-bearing fields."""
 
     memory_id: str
     content: str
-    label: Literal["useful", "irrelevant", "harmful"]
+    label: MemoryLabel
     timestamp: int
     scope: str | None = None
     type: str | None = None
@@ -64,7 +72,56 @@ class PastSession(_Lenient):
     session_id: str
     timestamp: int
     content: str
+    """A date line, then one line a turn (``session_text``)."""
     date_time: str | None = None
+
+
+DIA_ID = re.compile(r"D(?P<session>\d+):(?P<turn>\d+)")
+"""A turn's id: ``D3:4`` is the 4th turn of session 3."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One dialogue turn: its id, who spoke, and what was said (without the speaker's name)."""
+
+    dia_id: str
+    speaker: str
+    text: str
+
+    @cached_property
+    def session(self) -> int:
+        """The session it was said in, from its id."""
+        found = DIA_ID.fullmatch(self.dia_id)
+        if found is None:
+            raise DataError(f"Not a turn id: {self.dia_id!r} (expected the form D3:4).")
+        return int(found["session"])
+
+    def line(self) -> str:
+        """The turn as a line of a past session: ``D3:4 Speaker: text``."""
+        return f"{self.dia_id} {self.speaker}: {self.text}"
+
+
+_TURN_LINE = re.compile(
+    rf"^(?P<dia_id>{DIA_ID.pattern})\s+(?:(?P<speaker>[^:]{{1,40}}):\s+)?(?P<text>.*)$"
+)
+
+
+def session_text(date_time: str, turns: Iterable[Turn]) -> str:
+    """A past session's ``content`` as the release writes it, which ``session_turns`` reads."""
+    return "\n".join([f"Session date/time: {date_time}.", *(t.line() for t in turns)])
+
+
+def session_turns(content: str) -> list[Turn]:
+    """The turns of a past session's ``content``; a line that is not a turn (``Turn.line``)
+    continues the previous one, and lines before the first turn are its header."""
+    turns: list[Turn] = []
+    for line in content.splitlines():
+        found = _TURN_LINE.match(line.strip())
+        if found:
+            turns.append(Turn(found["dia_id"], found["speaker"] or "", found["text"]))
+        elif turns and line.strip():
+            turns[-1] = replace(turns[-1], text=f"{turns[-1].text} {line.strip()}")
+    return turns
 
 
 class CurrentTask(_Lenient):

@@ -1,34 +1,53 @@
-"""Dates in conversation text, as spans of days, with relative expressions resolved.
+"""Dates in conversation text: read as spans of days, written out, relative ones resolved.
 
 The label-free CMI checks an answer's date against what the agent's own
-history says. A turn's "yesterday" or "last week" means nothing without the
-date of the session it was said in, so relative expressions are resolved
-here, deterministically, against that date; explicit dates ("7 May 2023",
+history says, and the XL builder writes each memory's relative dates out. A
+turn's "yesterday" or "last week" means nothing without the date of the
+session it was said in, so relative expressions are resolved here,
+deterministically, against that date; explicit dates ("7 May 2023",
 "May 2023", "the week before 9 June 2023", "2019") are read as they are.
 Every date becomes a ``DaySpan`` (first and last day it may mean), so that
 "January 2023" and "19 January 2023" can be compared by overlap.
+
+What the builder writes, this module reads back: ``spell`` and ``Offset.phrase``
+write the forms that ``explicit_spans`` parses ("7 May 2023", "the week before
+7 May 2023").
 """
 
 from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import lru_cache
+from typing import Literal
 
+from cmi_inspect.text import NUMBER_WORDS
+
+MONTH_NAMES = (
+    "January", "February", "March", "April", "May", "June",
+    "July", "August", "September", "October", "November", "December",
+)  # fmt: skip
 MONTHS: dict[str, int] = {}
-for _number, _name in enumerate(calendar.month_name):
-    if _name:
-        MONTHS[_name.lower()] = _number
-        MONTHS[_name[:3].lower()] = _number
+"""Every spelling of a month read in text (full, three letters, "sept"), lower-cased."""
+for _number, _name in enumerate(MONTH_NAMES, start=1):
+    MONTHS[_name.lower()] = MONTHS[_name[:3].lower()] = _number
 MONTHS["sept"] = 9
-WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}
-NUMBER_WORDS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "couple of": 2,
+WEEKDAYS = {
+    name: i
+    for i, name in enumerate(
+        ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+    )
+}
+COUNTS = {"a": 1, "an": 1, **{word: int(digits) for word, digits in NUMBER_WORDS.items()}}
+"""Words that count units exactly ("a week", "three days")."""
+FEW = (2, 4)
+VAGUE_COUNTS = {
+    "a couple of": (2, 2), "couple of": (2, 2), "a few": FEW, "few": FEW, "several": FEW,
 }  # fmt: skip
-FEW = ("a few", "few", "several")
-"""Vague counts, read as two to four."""
+"""Vague counts and the range each means."""
 
 _MONTH = r"(?P<{}>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY = r"(?P<{}>\d{{1,2}})(?:st|nd|rd|th)?"
@@ -38,8 +57,10 @@ _FULL_DATE = (
     rf"|{_MONTH.format('m2')}\s+{_DAY.format('d2')},?\s*{_YEAR.format('y2')})"
 )
 _MONTH_YEAR = rf"{_MONTH.format('m3')},?\s+{_YEAR.format('y3')}"
-_COUNT_WORDS = r"\d+|" + "|".join(sorted([*NUMBER_WORDS, *FEW], key=len, reverse=True))
+_COUNT_WORDS = r"\d+|" + "|".join(sorted([*COUNTS, *VAGUE_COUNTS], key=len, reverse=True))
 _COUNT = rf"(?P<n>{_COUNT_WORDS})"
+_EXACT_COUNT = "|".join(COUNTS) + r"|\d{1,2}"
+"""The counts a restated "<count> <unit>s ago" may have: exact ones, up to two digits."""
 _UNIT = r"(?P<unit>day|week|month|year)s?"
 _WEEKDAY_NAMES = "|".join(WEEKDAYS)
 _WEEKDAY = rf"(?P<weekday>{_WEEKDAY_NAMES})"
@@ -56,6 +77,14 @@ class DaySpan:
 
     def overlaps(self, other: DaySpan) -> bool:
         return self.first <= other.last and other.first <= self.last
+
+    def same_days(self, other: DaySpan) -> bool:
+        """True when both mean the same days, whatever words each was read from."""
+        return self.first == other.first and self.last == other.last
+
+    def covers(self, other: DaySpan) -> bool:
+        """True when every day of ``other`` is one of these ("May 2023" covers "7 May 2023")."""
+        return self.first <= other.first and other.last <= self.last
 
     def days(self) -> int:
         return (self.last - self.first).days + 1
@@ -80,6 +109,10 @@ def _day(year: int, month: int, day: int) -> date | None:
         return None
 
 
+def _single(day: date) -> DaySpan:
+    return DaySpan(day, day)
+
+
 def _month_span(year: int, month: int, text: str = "") -> DaySpan:
     last = calendar.monthrange(year, month)[1]
     return DaySpan(date(year, month, 1), date(year, month, last), text)
@@ -87,6 +120,10 @@ def _month_span(year: int, month: int, text: str = "") -> DaySpan:
 
 def _year_span(year: int, text: str = "") -> DaySpan:
     return DaySpan(date(year, 1, 1), date(year, 12, 31), text)
+
+
+def _labelled(span: DaySpan, text: str) -> DaySpan:
+    return DaySpan(span.first, span.last, text)
 
 
 def _shift_month(year: int, month: int, by: int) -> tuple[int, int]:
@@ -99,28 +136,47 @@ def _count(word: str) -> tuple[int, int]:
     word = word.lower()
     if word.isdigit():
         return int(word), int(word)
-    if word in FEW:
-        return 2, 4
-    return NUMBER_WORDS[word], NUMBER_WORDS[word]
+    return VAGUE_COUNTS.get(word) or (COUNTS[word], COUNTS[word])
 
 
-SESSION_DATE = re.compile(
-    rf"{_DAY.format('d')}\s+{_MONTH.format('m')},?\s*{_YEAR.format('y')}", re.I
-)
+# ---------------------------------------------------------------- writing dates
 
 
-def session_date(date_time: str | None) -> date | None:
-    """The day of a session's ``date_time`` ("1:56 pm on 8 May, 2023")."""
-    found = SESSION_DATE.search(date_time or "")
-    if not found:
-        return None
-    return _day(int(found["y"]), MONTHS[found["m"].lower()], int(found["d"]))
+def format_day(day: date) -> str:
+    """A day the way LoCoMo's answers write it: ``7 May 2023``."""
+    return f"{day.day} {MONTH_NAMES[day.month - 1]} {day.year}"
 
 
-def _full_date(found: re.Match[str]) -> date | None:
-    if found["d1"]:
-        return _day(int(found["y1"]), MONTHS[found["m1"].lower()], int(found["d1"]))
-    return _day(int(found["y2"]), MONTHS[found["m2"].lower()], int(found["d2"]))
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def date_spellings(day: date) -> list[str]:
+    """The usual spellings of a day, for answer aliases."""
+    month = MONTH_NAMES[day.month - 1]
+    return [
+        format_day(day),
+        f"{month} {day.day}, {day.year}",
+        f"{_ordinal(day.day)} {month} {day.year}",
+        day.isoformat(),
+    ]
+
+
+def spell(span: DaySpan) -> str | None:
+    """A day, calendar month or calendar year written out ("7 May 2023", "May 2023",
+    "2023"); None for any other span."""
+    first = span.first
+    if span.days() == 1:
+        return format_day(first)
+    if span.same_days(_month_span(first.year, first.month)):
+        return f"{MONTH_NAMES[first.month - 1]} {first.year}"
+    if span.same_days(_year_span(first.year)):
+        return str(first.year)
+    return None
+
+
+# ---------------------------------------------------------------- relative dates
 
 
 def _before(anchor: date, what: str, count: tuple[int, int] = (1, 1)) -> DaySpan:
@@ -142,8 +198,8 @@ def _before(anchor: date, what: str, count: tuple[int, int] = (1, 1)) -> DaySpan
     return DaySpan(date(anchor.year - high, 1, 1), date(anchor.year - low, 12, 31))
 
 
-def _after(anchor: date, what: str) -> DaySpan:
-    """The span ``what`` after ``anchor`` ("next week", "tomorrow")."""
+def _after(anchor: date, what: str, count: tuple[int, int]) -> DaySpan:
+    """The span ``what`` after ``anchor`` ("next week", "tomorrow"); always one of it."""
     if what == "day":
         return _single(anchor + timedelta(days=1))
     if what == "week":
@@ -153,95 +209,209 @@ def _after(anchor: date, what: str) -> DaySpan:
     return _year_span(anchor.year + 1)
 
 
-def _single(day: date) -> DaySpan:
-    return DaySpan(day, day)
+def _this(anchor: date, what: str, count: tuple[int, int]) -> DaySpan:
+    """The ``what`` (week, month, year) that holds ``anchor`` ("this month")."""
+    if what == "week":
+        return DaySpan(anchor - timedelta(days=6), anchor)
+    if what == "month":
+        return _month_span(anchor.year, anchor.month)
+    return _year_span(anchor.year)
 
 
-def _labelled(span: DaySpan, text: str) -> DaySpan:
-    return DaySpan(span.first, span.last, text)
+Direction = Literal["before", "after", "this"]
+_DIRECTIONS: dict[str, Callable[[date, str, tuple[int, int]], DaySpan]] = {
+    "before": _before,
+    "after": _after,
+    "this": _this,
+}
 
 
-_ANCHORED = re.compile(
+@dataclass(frozen=True)
+class Offset:
+    """A relative date in normal form: ``count`` ``unit``s before or after a day, or the
+    ``unit`` that holds it. "Three weeks ago" is 3 weeks before the day it was said."""
+
+    unit: str
+    """day, week, weekend, month, year or a weekday name."""
+    direction: Direction = "before"
+    count: tuple[int, int] = (1, 1)
+
+    def span(self, anchor: date) -> DaySpan:
+        return _DIRECTIONS[self.direction](anchor, self.unit, self.count)
+
+    def kind(self) -> str:
+        """The unit a shift may replace it by: day, week, weekday, month or year."""
+        if self.unit in WEEKDAYS:
+            return "weekday"
+        return "week" if self.unit == "weekend" else self.unit
+
+    def phrase(self, anchor: date) -> str:
+        """The offset counted from ``anchor`` in words: "the week before 7 May 2023",
+        "2 weeks before ...", "a few days before ..."."""
+        high = self.count[1]
+        count = "the" if high == 1 else "a few" if self.count == FEW else str(high)
+        plural = "" if high == 1 else "s"
+        return f"{count} {self.unit}{plural} {self.direction} {format_day(anchor)}"
+
+    def written(self, anchor: date) -> str:
+        """How a memory writes it out: the date it means, where that is a day, month or
+        year, else the offset in words."""
+        return spell(self.span(anchor)) or self.phrase(anchor)
+
+
+_COUNTED_BACK = re.compile(
     rf"\b(?:(?P<k>{_COUNT_WORDS})\s+)?(?P<what>day|week|weekend|month|year|{_WEEKDAY_NAMES})s?"
     rf"\s+before\s+(?:the\s+)?$",
     re.I,
 )
-"""A span counted back from the explicit date that follows it: "the week before"."""
-_DATE = re.compile(rf"\b(?:{_FULL_DATE}|{_MONTH_YEAR}|{_YEAR.format('y4')})\b", re.I)
-_BETWEEN = re.compile(r"\bbetween\s+(?P<a>.{3,30}?)\s+and\s+(?P<b>.{3,30}?)(?=[.,;)]|$)", re.I)
+"""Words that count back from the explicit date after them: ``Offset.phrase``'s "before" form."""
 
 
-def explicit_spans(text: str) -> list[DaySpan]:
-    """Dates written out in the text, with "the <unit> before <date>" applied."""
-    spans: list[DaySpan] = []
-    for found in _DATE.finditer(text):
-        span = _explicit(found, text)
-        if span is not None:
-            spans.append(span)
-    return spans
+@dataclass(frozen=True)
+class RelativeDate:
+    """A relative date expression found in a text, and the day it was said on."""
+
+    start: int
+    end: int
+    offset: Offset
+    anchor: date
+
+    def span(self, text: str) -> DaySpan:
+        """The days it means, labelled with its words in ``text``."""
+        return _labelled(self.offset.span(self.anchor), text[self.start : self.end])
+
+    def written(self) -> str:
+        """How a memory writes it out (``Offset.written``)."""
+        return self.offset.written(self.anchor)
 
 
-def _explicit(found: re.Match[str], text: str) -> DaySpan | None:
-    if found["y1"] or found["y2"]:
-        day = _full_date(found)
-        if day is None:
-            return None
-        span = _single(day)
-    elif found["y3"]:
-        span = _month_span(int(found["y3"]), MONTHS[found["m3"].lower()])
-    else:
-        span = _year_span(int(found["y4"]))
-    lead = _ANCHORED.search(text[max(0, found.start() - 40) : found.start()])
-    if lead:
-        count = _count(lead["k"]) if lead["k"] else (1, 1)
-        span = _before(span.first, lead["what"].lower(), count)
-    return _labelled(span, found.group(0))
+@dataclass(frozen=True)
+class RelativeRule:
+    """A relative expression's pattern and the offset a match of it means."""
+
+    pattern: re.Pattern[str]
+    offset: Callable[[re.Match[str]], Offset]
 
 
-_RELATIVE: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"\bthe day before yesterday\b", re.I), "day:2"),
-    (re.compile(r"\b(?:yesterday|last night)\b", re.I), "day:1"),
-    (re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b", re.I), "day:0"),
-    (re.compile(r"\btomorrow\b", re.I), "next:day"),
-    (re.compile(r"\bnext (?P<what>week|month|year)\b", re.I), "next"),
-    (re.compile(r"\blast (?P<what>week|weekend|month|year)\b", re.I), "last"),
-    (re.compile(rf"\blast {_WEEKDAY}\b", re.I), "last_weekday"),
-    (re.compile(r"\bthis (?P<what>week|month|year)\b", re.I), "this"),
-    (re.compile(rf"\b{_COUNT}\s+{_UNIT}\s+(?:ago|back|earlier)\b", re.I), "ago"),
-    (re.compile(rf"\bfor\s+(?:about\s+|around\s+|over\s+)?{_COUNT}\s+{_UNIT}\b", re.I), "ago"),
-]
-"""Relative time expressions and how each is resolved against the session date."""
+def _rule(pattern: str, offset: Callable[[re.Match[str]], Offset]) -> RelativeRule:
+    return RelativeRule(re.compile(pattern, re.I), offset)
+
+
+def _unit(found: re.Match[str]) -> str:
+    return found["unit"].lower()
+
+
+def _counted(found: re.Match[str]) -> Offset:
+    """The offset of "<count> <unit>s ago"."""
+    return Offset(_unit(found), count=_count(found["n"]))
+
+
+_SAID_DAYS = (
+    _rule(r"\b(?:yesterday|last night)\b", lambda m: Offset("day")),
+    _rule(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b",
+          lambda m: Offset("day", count=(0, 0))),
+    _rule(r"\btomorrow\b", lambda m: Offset("day", "after")),
+    _rule(r"\bnext (?P<unit>week|month|year)\b", lambda m: Offset(_unit(m), "after")),
+    _rule(r"\blast (?P<unit>week|weekend|month|year)\b", lambda m: Offset(_unit(m))),
+    _rule(rf"\blast {_WEEKDAY}\b", lambda m: Offset(m["weekday"].lower())),
+)  # fmt: skip
+"""Expressions both rule sets read alike."""
+
+READ: Sequence[RelativeRule] = (
+    _rule(r"\bthe day before yesterday\b", lambda m: Offset("day", count=(2, 2))),
+    *_SAID_DAYS,
+    _rule(r"\bthis (?P<unit>week|month|year)\b", lambda m: Offset(_unit(m), "this")),
+    _rule(rf"\b{_COUNT}\s+{_UNIT}\s+(?:ago|back|earlier)\b", _counted),
+    _rule(rf"\bfor\s+(?:about\s+|around\s+|over\s+)?{_COUNT}\s+{_UNIT}\b", _counted),
+)  # fmt: skip
+"""Every relative expression the evidence scorer reads; two may overlap ("the day before
+yesterday" holds "yesterday")."""
+
+RESTATED: Sequence[RelativeRule] = (
+    *_SAID_DAYS,
+    _rule(r"\bthis past weekend\b", lambda m: Offset("weekend")),
+    _rule(rf"\b(?P<n>{_EXACT_COUNT}) (?P<unit>day|week|month|year)s? ago\b", _counted),
+    _rule(r"\b(?:a few|few|a couple of|couple of) days ago\b", lambda m: Offset("day", count=FEW)),
+)  # fmt: skip
+"""The relative expressions an XL memory restates; no two can overlap."""
+
+
+def relative_dates(
+    text: str, anchor: date, rules: Sequence[RelativeRule] = READ
+) -> list[RelativeDate]:
+    """The relative expressions of a text said on ``anchor``, rule by rule: those the
+    evidence scorer reads (``READ``), or those an XL memory restates (``RESTATED``)."""
+    return [
+        RelativeDate(found.start(), found.end(), rule.offset(found), anchor)
+        for rule in rules
+        for found in rule.pattern.finditer(text)
+    ]
 
 
 def relative_spans(text: str, anchor: date) -> list[DaySpan]:
     """Relative time expressions of a turn said on ``anchor``, as the days they mean."""
-    spans: list[DaySpan] = []
-    for pattern, rule in _RELATIVE:
-        for found in pattern.finditer(text):
-            span = _resolve(rule, found, anchor)
-            spans.append(_labelled(span, found.group(0)))
+    return [r.span(text) for r in relative_dates(text, anchor)]
+
+
+# ---------------------------------------------------------------- explicit dates
+
+_DATE = re.compile(rf"\b(?:{_FULL_DATE}|{_MONTH_YEAR}|{_YEAR.format('y4')})\b", re.I)
+_BETWEEN = re.compile(r"\bbetween\s+(?P<a>.{3,30}?)\s+and\s+(?P<b>.{3,30}?)(?=[.,;)]|$)", re.I)
+
+
+@dataclass(frozen=True)
+class DateMention:
+    """A date written out in a text: the days it names, and where it stands."""
+
+    span: DaySpan
+    start: int
+    end: int
+
+
+def _named(found: re.Match[str]) -> DaySpan | None:
+    """The days a match of ``_DATE`` names; None for a day the calendar lacks."""
+    if found["y1"] or found["y2"]:
+        n = "1" if found["d1"] else "2"
+        day = _day(int(found[f"y{n}"]), MONTHS[found[f"m{n}"].lower()], int(found[f"d{n}"]))
+        return _single(day) if day else None
+    if found["y3"]:
+        return _month_span(int(found["y3"]), MONTHS[found["m3"].lower()])
+    return _year_span(int(found["y4"]))
+
+
+@lru_cache(maxsize=1 << 16)
+def date_mentions(text: str) -> tuple[DateMention, ...]:
+    """The dates written out in the text (a day, a month or a year), left to right."""
+    mentions = []
+    for found in _DATE.finditer(text):
+        span = _named(found)
+        if span is not None:
+            mentions.append(DateMention(_labelled(span, found.group(0)), *found.span()))
+    return tuple(mentions)
+
+
+def counted_back(text: str, mention: DateMention) -> Offset | None:
+    """The offset the words just before a date count back from it ("the Tuesday before")."""
+    lead = _COUNTED_BACK.search(text[max(0, mention.start - 40) : mention.start])
+    if lead is None:
+        return None
+    return Offset(lead["what"].lower(), count=_count(lead["k"]) if lead["k"] else (1, 1))
+
+
+def session_date(date_time: str | None) -> date | None:
+    """The day of a session's ``date_time`` ("1:56 pm on 8 May, 2023"): its first full date."""
+    days = (m.span.first for m in date_mentions(date_time or "") if m.span.days() == 1)
+    return next(days, None)
+
+
+def explicit_spans(text: str) -> list[DaySpan]:
+    """Dates written out in the text, with "the <unit> before <date>" applied."""
+    spans = []
+    for mention in date_mentions(text):
+        offset = counted_back(text, mention)
+        span = offset.span(mention.span.first) if offset else mention.span
+        spans.append(_labelled(span, mention.span.text))
     return spans
-
-
-def _resolve(rule: str, found: re.Match[str], anchor: date) -> DaySpan:
-    if rule.startswith("day:"):
-        return _before(anchor, "day", (int(rule[4:]),) * 2) if rule != "day:0" else _single(anchor)
-    if rule == "next:day":
-        return _after(anchor, "day")
-    if rule == "next":
-        return _after(anchor, found["what"].lower())
-    if rule == "last":
-        return _before(anchor, found["what"].lower())
-    if rule == "last_weekday":
-        return _before(anchor, found["weekday"].lower())
-    if rule == "this":
-        what = found["what"].lower()
-        if what == "week":
-            return DaySpan(anchor - timedelta(days=6), anchor)
-        if what == "month":
-            return _month_span(anchor.year, anchor.month)
-        return _year_span(anchor.year)
-    return _before(anchor, found["unit"].lower(), _count(found["n"]))
 
 
 def date_spans(text: str, anchor: date | None = None) -> list[DaySpan]:

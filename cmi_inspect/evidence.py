@@ -4,8 +4,8 @@ The paper's CMI scores an intervention answer against the gold answer. An
 agent has no gold answer, but it has its conversation history: this module
 scores an answer by its agreement with the history instead. It reads only
 what the blind protocol shows a strategy (the request, and the past sessions
-with their dates), so ``BlindEvidence.from_task`` takes a ``MemoryTask`` and
-nothing else.
+with their dates), so ``BlindEvidence.from_task`` takes a ``BlindTask``, which
+has nothing else.
 
 Evidence is the few windows of consecutive turns most relevant to the
 request (BM25 over the history's own windows, plus a bonus for a window
@@ -28,24 +28,19 @@ nothing ("I don't know", the request repeated) scores 0.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from pydantic import BaseModel
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-from cmi_inspect.data import PastSession
+from cmi_inspect.data import PastSession, Turn, session_turns
 from cmi_inspect.dates import DaySpan, date_spans, session_date, without_dates
 from cmi_inspect.prompts import memory_prompt
-from cmi_inspect.text import tokens
-
-if TYPE_CHECKING:
-    from cmi_inspect.strategies.base import MemoryTask
+from cmi_inspect.text import content_words
 
 WINDOW_TURNS = 3
 """Consecutive turns per evidence window: a statement and the replies around it."""
@@ -56,23 +51,7 @@ COMPARABLE_RELEVANCE = 0.5
 word that merely occurs somewhere near the topic does not vouch for an answer."""
 SESSION_DATE_WEIGHT = 0.5
 """How much a window with no stated date vouches for its own session's date."""
-NUMBERS = {
-    word: str(n)
-    for n, word in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve".split()
-    )
-}
-"""Number words as digits, so "three years" meets "3 years"."""
-_TURN = re.compile(r"^(?P<ref>D\d+:\d+)\s+(?:(?P<speaker>[^:]{1,40}):\s+)?(?P<text>.*)$")
 _BM25_K1, _BM25_B = 1.2, 0.75
-
-
-def content_words(text: str) -> list[str]:
-    """The text's words that carry content: lower-cased, crudely stemmed, numbers as digits,
-    no stop words."""
-    numbered = (NUMBERS.get(t, t) for t in tokens(text))
-    words = (_stem(t) for t in numbered if t not in ENGLISH_STOP_WORDS)
-    return [w for w in words if len(w) > 1 or w.isdigit()]
 
 
 def word_overlap(a: str, b: str) -> float:
@@ -84,40 +63,17 @@ def word_overlap(a: str, b: str) -> float:
     return len(words_a & words_b) / min(len(words_a), len(words_b))
 
 
-def _stem(token: str) -> str:
-    """Fold possessives, plurals and common verb endings, so "painted" meets "painting"."""
-    token = token.removesuffix("'s").strip("'")
-    for suffix, replacement, shortest in (
-        ("ies", "y", 5),
-        ("ing", "", 6),
-        ("ed", "", 5),
-        ("s", "", 4),
-    ):
-        if token.endswith(suffix) and len(token) >= shortest and not token.endswith("ss"):
-            token = token[: -len(suffix)] + replacement
-            break
-    return token[:-1] if len(token) >= 4 and token.endswith("e") else token
-
-
-@dataclass(frozen=True)
-class Turn:
-    """One line of a past session: ``D3:4 Speaker: text``, with its session's date."""
-
-    ref: str
-    speaker: str
-    text: str
-    """What was said, without the speaker's name (a speaker is in every window: their name
-    would vouch for any answer that names them)."""
-    when: str
-    """The session's ``date_time`` as written."""
-    day: date | None
-
-
 @dataclass
 class Window:
     """Consecutive turns of one session, as evidence."""
 
     turns: list[Turn]
+    """What was said, without the speakers' names (a speaker is in every window: their name
+    would vouch for any answer that names them)."""
+    when: str
+    """The session's ``date_time`` as written."""
+    day: date | None
+    """The session's day, against which the turns' relative dates resolve."""
     words: Counter[str] = field(default_factory=Counter)
     spans: list[tuple[DaySpan, float]] = field(default_factory=list)
     """Dates the turns state, each with how firmly (1 stated, SESSION_DATE_WEIGHT implied)."""
@@ -127,15 +83,14 @@ class Window:
         text = " ".join(t.text for t in self.turns)
         self.words = Counter(content_words(text))
         for turn in self.turns:
-            self.spans += [(s, 1.0) for s in date_spans(turn.text, turn.day)]
-        day = self.turns[0].day
-        if not self.spans and day is not None:
-            self.spans.append((DaySpan(day, day, "session date"), SESSION_DATE_WEIGHT))
+            self.spans += [(s, 1.0) for s in date_spans(turn.text, self.day)]
+        if not self.spans and self.day is not None:
+            self.spans.append((DaySpan(self.day, self.day, "session date"), SESSION_DATE_WEIGHT))
 
     def ref(self) -> str:
-        first, last = self.turns[0].ref, self.turns[-1].ref
+        first, last = self.turns[0].dia_id, self.turns[-1].dia_id
         refs = first if first == last else f"{first}-{last.split(':')[1]}"
-        return f"{refs} ({self.turns[0].when})"
+        return f"{refs} ({self.when})"
 
 
 class Support(BaseModel):
@@ -161,29 +116,26 @@ class EvidenceWindow(BaseModel):
     text: str
 
 
-def session_turns(session: PastSession) -> list[Turn]:
-    """The session's dialogue lines; a line that is not a turn continues the previous one."""
-    day = session_date(session.date_time)
-    when = session.date_time or ""
-    turns: list[Turn] = []
-    for line in session.content.splitlines():
-        found = _TURN.match(line.strip())
-        if found:
-            turns.append(Turn(found["ref"], found["speaker"] or "", found["text"], when, day))
-        elif turns and line.strip():
-            last = turns[-1]
-            turns[-1] = Turn(last.ref, last.speaker, f"{last.text} {line.strip()}", when, day)
-    return turns
-
-
 def windows_of(sessions: Sequence[PastSession], size: int = WINDOW_TURNS) -> list[Window]:
     """Every run of ``size`` consecutive turns of each session (fewer if the session is shorter)."""
     windows = []
     for session in sessions:
-        turns = session_turns(session)
+        turns = session_turns(session.content)
+        when, day = session.date_time or "", session_date(session.date_time)
         for start in range(max(len(turns) - size + 1, 1 if turns else 0)):
-            windows.append(Window(turns[start : start + size]))
+            windows.append(Window(turns[start : start + size], when, day))
     return windows
+
+
+class BlindTask(Protocol):
+    """What evidence may be built from: the request and the past sessions, which the blind
+    protocol shows (a ``MemoryTask`` is one)."""
+
+    @property
+    def request(self) -> str: ...
+
+    @property
+    def sessions(self) -> Sequence[PastSession]: ...
 
 
 @cache
@@ -220,7 +172,7 @@ class BlindEvidence:
         """A date counts as much as the history's rarest word: it is as specific."""
 
     @classmethod
-    def from_task(cls, task: MemoryTask) -> BlindEvidence:
+    def from_task(cls, task: BlindTask) -> BlindEvidence:
         """Evidence from the request and the past sessions: nothing else of the sample."""
         return cls(task.request, task.sessions)
 
@@ -267,7 +219,7 @@ class BlindEvidence:
 
     def _asked(self, span: DaySpan) -> bool:
         """Whether the request names this date (an answer that repeats it says nothing new)."""
-        return any(span.first == a.first and span.last == a.last for a in self.asked)
+        return any(span.same_days(a) for a in self.asked)
 
     def _date_agreement(self, span: DaySpan) -> float:
         """How far the evidence bears out a date: the best, over evidence dates, of their
@@ -323,7 +275,7 @@ def _most_relevant(
     for w in sorted(windows, key=lambda w: -w.relevance):
         if len(chosen) == top or w.relevance <= 0 or w.relevance < COMPARABLE_RELEVANCE * best:
             break
-        refs = {t.ref for t in w.turns}
+        refs = {t.dia_id for t in w.turns}
         if not refs & used:
             chosen.append(w)
             used |= refs

@@ -5,14 +5,9 @@ Shown beside our results for comparison, always labelled as the paper's.
 
 from __future__ import annotations
 
-PAPER_LABEL = "paper (GPT-4.1, judge GPT-5)"
+from cmi_inspect.data import TASK_FAMILIES
 
-FAMILIES = (
-    "temporal_memory_qa",
-    "multi_evidence_memory_qa",
-    "inferential_memory_qa",
-    "factual_memory_qa",
-)
+PAPER_LABEL = "paper (GPT-4.1, judge GPT-5)"
 
 TABLE1: dict[str, dict[str, float]] = {
     "cmi": {
@@ -73,7 +68,7 @@ TABLE1: dict[str, dict[str, float]] = {
     },
 }
 
-_BY_FAMILY = {
+_BY_FAMILY = {  # in TASK_FAMILIES' order
     "cmi": (0.901, 0.754, 0.808, 0.985),
     "reflection_memory": (0.918, 0.738, 0.823, 0.660),
     "vector_memory": (0.925, 0.730, 0.731, 0.985),
@@ -83,7 +78,8 @@ _BY_FAMILY = {
     "no_memory": (0.421, 0.442, 0.445, 0.350),
 }
 TABLE2: dict[str, dict[str, float]] = {
-    strategy: dict(zip(FAMILIES, scores, strict=True)) for strategy, scores in _BY_FAMILY.items()
+    strategy: dict(zip(TASK_FAMILIES, scores, strict=True))
+    for strategy, scores in _BY_FAMILY.items()
 }
 
 TABLE3: dict[str, dict[str, float]] = {

@@ -39,9 +39,8 @@ def causal_locomo(
         protocol: ``paper`` shows memory labels as the reference run did;
             ``blind`` lets no label, label-bearing field or gold answer reach
             any prompt (only the scorers see them).
-        task_families: Restrict to these families (comma-separated or a list):
-            temporal_memory_qa, multi_evidence_memory_qa,
-            inferential_memory_qa, factual_memory_qa.
+        task_families: Restrict to these families (comma-separated or a list),
+            of ``cmi_inspect.data.TaskFamily``; an unknown one is refused with the list.
         data_file: A JSONL file in the release's schema to use instead of a
             named dataset (a relative path is read from where you run the command).
         dataset: ``release`` (the paper's 87 examples, downloaded or read from

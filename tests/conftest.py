@@ -11,6 +11,7 @@ have neither skips with one line saying how to provide them (the ``release_file`
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import tempfile
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
 SYNTHETIC = REPO / "datasets" / "fixtures" / "synthetic.jsonl"
+LOCOMO_MINI = REPO / "datasets" / "fixtures" / "locomo_mini.json"
 
 _TMP = Path(tempfile.mkdtemp(prefix="cmi-inspect-tests-"))
 os.environ["XDG_DATA_HOME"] = str(_TMP / "data")
@@ -115,6 +117,32 @@ def synthetic_records():
     from cmi_inspect.data import load_records
 
     return load_records(SYNTHETIC)
+
+
+@pytest.fixture(scope="session")
+def mini_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """XL built from the LoCoMo-format fixture: its folder and manifest."""
+    from cmi_inspect.xl import build_xl
+
+    out = tmp_path_factory.mktemp("xl-mini")
+    return out, build_xl(LOCOMO_MINI, out)
+
+
+@pytest.fixture(scope="session")
+def mini_lines(mini_build) -> list[dict[str, Any]]:
+    """The fixture's XL records as the JSON objects of their lines."""
+    from cmi_inspect.xl import XL_FILE
+
+    out, _ = mini_build
+    return [json.loads(line) for line in (out / XL_FILE).read_text().splitlines()]
+
+
+@pytest.fixture(scope="session")
+def mini_contexts():
+    """Each answerable QA item of the fixture as the context its generators read, by id."""
+    from cmi_inspect.xl.locomo import example_contexts, load_locomo
+
+    return {i: ctx for conv in load_locomo(LOCOMO_MINI) for i, ctx, _ in example_contexts(conv) if ctx}
 
 
 def memory_task_for(record, protocol: str = "paper", model: Model | None = None, score_answer=None):

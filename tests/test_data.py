@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from cmi_inspect import data, paths
-from cmi_inspect.data import DataError, causal_locomo_path, load_records
+from cmi_inspect.data import DataError, Turn, causal_locomo_path, load_records, session_text, session_turns
 
 from conftest import SYNTHETIC
 
@@ -149,3 +149,29 @@ def test_relative_paths_are_read_from_where_the_user_ran_the_command(tmp_path, m
     assert len(load_records("mine/data.jsonl")) == 3
     with pytest.raises(DataError, match=rf"No such data file: {tmp_path}/mine/missing.jsonl"):
         load_records("mine/missing.jsonl")
+
+
+def test_session_text_reads_back_as_its_turns():
+    turns = [Turn("D3:1", "Priya", "Hi Tomas!"), Turn("D3:2", "Tomas", "Hi: all good. [shares a photo]")]
+    content = session_text("2:05 pm on 2 June, 2023", turns)
+    assert content.splitlines()[0] == "Session date/time: 2:05 pm on 2 June, 2023."
+    assert content.splitlines()[2] == "D3:2 Tomas: Hi: all good. [shares a photo]"
+    assert session_turns(content) == turns
+    assert [t.session for t in turns] == [3, 3]
+
+
+def test_a_line_that_is_not_a_turn_continues_the_last_one():
+    assert session_turns("header\nD1:1 Ines: I ran\n  a marathon\n\nD1:2 Tomasz: wow") == [
+        Turn("D1:1", "Ines", "I ran a marathon"), Turn("D1:2", "Tomasz", "wow")]
+
+
+def test_release_sessions_read_as_turns(real_records):
+    sessions = [s for r in real_records for s in r.past_sessions]
+    turns = [t for s in sessions for t in session_turns(s.content)]
+    assert len(turns) > 1000 and all(t.speaker and t.text for t in turns)
+    assert all(f"D{s.timestamp}:" in s.content for s in sessions if session_turns(s.content))
+
+
+def test_a_malformed_turn_id_is_a_data_error():
+    with pytest.raises(DataError, match="D3-4"):
+        assert Turn("D3-4", "Ines", "hi").session

@@ -1,11 +1,29 @@
-"""Dates in conversation text: explicit ones read, relative ones resolved against the session date."""
+"""Dates in conversation text: explicit ones read, relative ones resolved against the session date,
+and what the XL builder writes read back."""
 
 from __future__ import annotations
 
 from datetime import date
 
 import pytest
-from cmi_inspect.dates import DaySpan, date_spans, session_date, without_dates
+from cmi_inspect.dates import (
+    FEW,
+    READ,
+    RESTATED,
+    DaySpan,
+    Offset,
+    counted_back,
+    date_mentions,
+    date_spans,
+    date_spellings,
+    explicit_spans,
+    relative_dates,
+    session_date,
+    spell,
+    without_dates,
+)
+
+SUNDAY = date(2023, 5, 7)
 
 
 def spans(text: str, anchor: date | None = None) -> list[tuple[date, date]]:
@@ -76,3 +94,70 @@ def test_agreement_rewards_the_same_span_and_not_a_vaguer_one():
 def test_without_dates_leaves_the_other_words():
     text = "Ines ran in Porto on 13 October 2021 at 9:30 am, the week before"
     assert without_dates(text).split() == ["Ines", "ran", "in", "Porto", "on", "at", ",", "the"]
+
+
+def test_mentions_keep_their_place_and_granularity():
+    text = "Met on 7 May 2023, moved in June 2023, left in 2024."
+    found = [(text[m.start : m.end], m.span.days()) for m in date_mentions(text)]
+    assert found == [("7 May 2023", 1), ("June 2023", 30), ("2024", 366)]
+    assert date_mentions("on 31 June 2023") == ()  # no such day
+
+
+def test_covers_is_containment():
+    may, may7 = DaySpan(date(2023, 5, 1), date(2023, 5, 31)), DaySpan(SUNDAY, SUNDAY)
+    assert may.covers(may7) and may.covers(may) and not may7.covers(may)
+
+
+def test_counted_back_reads_the_words_before_a_date():
+    text = "the Tuesday before 11 November 2021"
+    [mention] = date_mentions(text)
+    assert counted_back(text, mention) == Offset("tuesday")
+    [plain] = date_mentions("on 11 November 2021")
+    assert counted_back("on 11 November 2021", plain) is None
+
+
+@pytest.mark.parametrize(
+    "offset",
+    [Offset("day", count=(3, 3)), Offset("day", count=FEW), Offset("week"), Offset("week", count=(2, 2)),
+     Offset("weekend"), Offset("friday"), Offset("month", count=(2, 2)), Offset("year")],
+)
+def test_what_a_memory_writes_reads_back_as_the_same_days(offset):
+    written = offset.written(SUNDAY)
+    [read] = explicit_spans(written)
+    assert read.same_days(offset.span(SUNDAY)), written
+
+
+def test_written_forms():
+    assert Offset("week").written(SUNDAY) == "the week before 7 May 2023"
+    assert Offset("week", count=(2, 2)).written(SUNDAY) == "2 weeks before 7 May 2023"
+    assert Offset("day", count=FEW).written(SUNDAY) == "a few days before 7 May 2023"
+    assert Offset("weekend").written(SUNDAY) == "the weekend before 7 May 2023"
+    assert Offset("week", "after").written(SUNDAY) == "the week after 7 May 2023"
+    assert Offset("month").written(SUNDAY) == "April 2023"
+    assert Offset("year", count=(3, 3)).written(SUNDAY) == "2020"
+    assert Offset("day").written(SUNDAY) == "6 May 2023"
+    assert spell(DaySpan(date(2023, 5, 1), date(2023, 5, 30))) is None
+    assert date_spellings(date(2023, 5, 1)) == ["1 May 2023", "May 1, 2023", "1st May 2023", "2023-05-01"]
+
+
+def test_restated_phrases_are_the_builder_vocabulary():
+    text = "Yesterday I ran, two weeks ago I swam, this week I rest, for 2 years I cycled."
+    found = sorted(relative_dates(text, SUNDAY, RESTATED), key=lambda r: r.start)
+    assert [(text[r.start : r.end], r.offset.kind(), r.written()) for r in found] == [
+        ("Yesterday", "day", "6 May 2023"),
+        ("two weeks ago", "week", "2 weeks before 7 May 2023"),
+    ]
+    assert len(relative_dates(text, SUNDAY, READ)) == 4  # the scorer also reads "this week", "for 2 years"
+
+
+def test_the_scorer_reads_overlapping_expressions():
+    found = [(r.start, r.end) for r in relative_dates("the day before yesterday", SUNDAY)]
+    assert found == [(0, 24), (15, 24)]
+
+
+def test_restated_phrases_never_overlap():
+    text = ("This past weekend and last weekend, a few days ago, a day ago, last night, "
+            "next week, last Monday, 3 months ago, last year, tonight, this morning, tomorrow")
+    found = sorted(relative_dates(text, SUNDAY, RESTATED), key=lambda r: r.start)
+    assert len(found) == 12
+    assert all(a.end <= b.start for a, b in zip(found, found[1:], strict=False))

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import pytest
 from cmi_inspect.data import load_records
-from cmi_inspect.evidence import BlindEvidence, content_words, session_turns, windows_of, word_overlap
+from cmi_inspect.evidence import BlindEvidence, windows_of, word_overlap
 
 from conftest import REPO, memory_task_for
 
@@ -22,21 +23,18 @@ def evidence_for(record) -> BlindEvidence:
     return BlindEvidence.from_task(memory_task_for(record, "blind"))
 
 
-def test_turns_drop_the_speaker_and_keep_the_session_date(records):
-    [first, *_] = session_turns(records["lf_0000"].past_sessions[1])
-    assert (first.ref, first.speaker) == ("D2:1", "Ines")
-    assert first.text.startswith("Guess what") and first.when == "4:20 pm on 14 October, 2021"
-    assert all(len(w.turns) <= 3 for w in windows_of(records["lf_0000"].past_sessions))
-
-
-def test_content_words_fold_forms_and_numbers():
-    assert content_words("Ines hiked the peaks") == content_words("ines hike peak")
-    assert content_words("three dogs") == content_words("3 dog")
+def test_windows_drop_the_speaker_and_keep_the_session_date(records):
+    windows = windows_of(records["lf_0000"].past_sessions)
+    [first] = [w for w in windows if w.turns[0].dia_id == "D2:1"]
+    assert first.turns[0].speaker == "Ines" and first.turns[0].text.startswith("Guess what")
+    assert (first.when, first.day) == ("4:20 pm on 14 October, 2021", date(2021, 10, 14))
+    assert first.ref() == "D2:1-3 (4:20 pm on 14 October, 2021)"
+    assert all(len(w.turns) <= 3 for w in windows)
 
 
 def test_the_history_exposes_a_shifted_date(records):
     evidence = evidence_for(records["lf_0000"])
-    assert evidence.windows[0].turns[0].ref == "D2:1"  # "I ran my first half marathon yesterday"
+    assert evidence.windows[0].turns[0].dia_id == "D2:1"  # "I ran my first half marathon yesterday"
     right = evidence.support("She ran it on 13 October 2021.")
     wrong = evidence.support("She ran it on 14 October 2021.")
     assert right.dates == 1.0 and wrong.dates == 0.0

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from cmi_inspect.dates import MONTH_NAMES
 from cmi_inspect.errors import positive_int
 from cmi_inspect.prompts import memory_prompt
 from cmi_inspect.retrieval import bow_cosine, top_k
@@ -19,20 +20,7 @@ from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Pick, Select
 from cmi_inspect.text import tokens
 from cmi_inspect.view import Memory
 
-_MONTHS = {
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-}
+_MONTHS = frozenset(name.lower() for name in MONTH_NAMES)
 CONFLICT_OVERLAP = 0.5
 
 

@@ -1,0 +1,29 @@
+"""Causal-LoCoMo-XL: a deterministic builder of the memory-selection benchmark from LoCoMo.
+
+Every answerable LoCoMo question (categories 1-4) becomes one example in the release's
+schema. All memories, whatever their label, are rendered by one template from one dialogue
+turn each, and their timestamps come from one seeded sampler, so that neither style nor
+time separates the labels (spec: causal-locomo-xl.md; artefacts: label-free-cmi.md §1).
+No model and no network are used: two builds from the same source give the same bytes.
+
+The parts, in the order a build uses them: ``params`` (fixed choices), ``locomo`` (the
+source), ``answers``, ``memories`` and ``attacks`` (drafts), ``records`` (typed records),
+``build`` (order, files, manifest).
+"""
+
+from cmi_inspect.xl.attacks import ATTACK_KINDS
+from cmi_inspect.xl.build import build_xl, xl_path
+from cmi_inspect.xl.locomo import LOCOMO_PATH, LOCOMO_SHA256, locomo_path
+from cmi_inspect.xl.params import BUILDER_VERSION, MANIFEST_FILE, XL_FILE
+
+__all__ = [
+    "ATTACK_KINDS",
+    "BUILDER_VERSION",
+    "LOCOMO_PATH",
+    "LOCOMO_SHA256",
+    "MANIFEST_FILE",
+    "XL_FILE",
+    "build_xl",
+    "locomo_path",
+    "xl_path",
+]

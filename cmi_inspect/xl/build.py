@@ -1,0 +1,97 @@
+"""The build: every QA item's record, in stratified order, written atomically with a manifest."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from cmi_inspect.data import TASK_FAMILIES, sha256_of
+from cmi_inspect.paths import cache_dir
+from cmi_inspect.xl.locomo import LOCOMO_SHA256, example_contexts, load_locomo, locomo_path
+from cmi_inspect.xl.params import BUILDER_VERSION, MANIFEST_FILE, XL_FILE, seeded
+from cmi_inspect.xl.records import XLExample, build_record
+
+Keyed = tuple[float, str, XLExample]
+
+
+def _spread(group: list[XLExample], stratum: Callable[[XLExample], str]) -> list[Keyed]:
+    """Key each record by (rank + 0.5) / size of its stratum, keeping the group's order."""
+    strata: dict[str, list[XLExample]] = {}
+    for record in group:
+        strata.setdefault(stratum(record), []).append(record)
+    return [
+        ((rank + 0.5) / len(members), name, record)
+        for name, members in sorted(strata.items())
+        for rank, record in enumerate(members)
+    ]
+
+
+def stratified_order(records: list[XLExample]) -> list[XLExample]:
+    """Interleave families, and conversations within each, so every prefix is a fair sample.
+
+    Sorting by the spread keys puts each family (and each conversation within a family) in
+    any prefix in proportion to its size, give or take one.
+    """
+    by_family: list[XLExample] = []
+    for family in TASK_FAMILIES:
+        members = [r for r in records if r.task_family == family]
+        seeded(family, "order").shuffle(members)
+        keyed = _spread(members, lambda r: r.source_sample_id)
+        by_family += [r for _, _, r in sorted(keyed, key=lambda k: k[:2])]
+    keyed = _spread(by_family, lambda r: r.task_family)
+    return [r for _, _, r in sorted(keyed, key=lambda k: (k[0], TASK_FAMILIES.index(k[1])))]
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as tmp:
+        tmp.write(data)
+    Path(tmp.name).replace(path)
+
+
+def build_xl(source: Path, out_dir: Path) -> dict[str, Any]:
+    """Build Causal-LoCoMo-XL from locomo10.json into ``out_dir``; return the manifest."""
+    source, out_dir = Path(source), Path(out_dir)
+    records: list[XLExample] = []
+    dropped: Counter[str] = Counter()
+    for conv in load_locomo(source):
+        for _, ctx, reason in example_contexts(conv):
+            record = build_record(ctx) if ctx else None
+            if record is None:
+                dropped[reason] += 1
+            else:
+                records.append(record)
+    records = stratified_order(records)
+    jsonl = out_dir / XL_FILE
+    _write_atomic(jsonl, "".join(r.line() for r in records).encode("utf-8"))
+    kinds = Counter(m.attack_kind for r in records for m in r.memory_bank if m.attack_kind)
+    manifest = {
+        "source_sha256": sha256_of(source),
+        "builder_version": BUILDER_VERSION,
+        "sha256": sha256_of(jsonl),
+        "examples": len(records),
+        "families": dict(sorted(Counter(r.task_family for r in records).items())),
+        "attack_kinds": dict(sorted(kinds.items())),
+        "dropped": dict(sorted(dropped.items())),
+    }
+    _write_atomic(out_dir / MANIFEST_FILE, (json.dumps(manifest, indent=2) + "\n").encode())
+    return manifest
+
+
+def xl_path() -> Path:
+    """Causal-LoCoMo-XL, built into the cache on first use and reused while it checks out."""
+    out_dir = cache_dir() / "xl" / f"{BUILDER_VERSION}-{LOCOMO_SHA256[:12]}"
+    jsonl, manifest_path = out_dir / XL_FILE, out_dir / MANIFEST_FILE
+    if jsonl.is_file() and manifest_path.is_file():
+        try:
+            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError:
+            manifest = {}
+        if manifest.get("sha256") == sha256_of(jsonl):
+            return jsonl
+    build_xl(locomo_path(), out_dir)
+    return jsonl

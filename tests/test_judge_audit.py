@@ -11,7 +11,7 @@ from cmi_inspect.judge import Verdict, majority
 from cmi_inspect.judge_audit import KINDS, audit_result, calibration_answers, judge_calibration
 from inspect_ai import eval as inspect_eval
 
-from conftest import SYNTHETIC, mock_model
+from conftest import SYNTHETIC, mock_model, score_of, value_of
 
 
 @pytest.fixture(scope="module")
@@ -82,8 +82,9 @@ def test_several_graders_vote_in_a_normal_run(tmp_path):
                          model=mock_model(lambda p: "I do not know."), model_roles={"grader": [yes, yes, no]},
                          display="none", log_dir=str(tmp_path))
     assert log.status == "success" and log.samples
-    score = log.samples[0].scores["task_score"]  # type: ignore[index]
-    assert score.value["judge"] == 1.0 and score.metadata["judge"].startswith("majority of")
+    score = score_of(log.samples[0], "task_score")
+    assert value_of(log.samples[0], "task_score")["judge"] == 1.0
+    assert score.metadata is not None and score.metadata["judge"].startswith("majority of")
 
 
 def test_the_command_prints_and_writes_the_result_and_the_report_shows_it(tmp_path, capsys):

@@ -35,7 +35,10 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("log_dir")
     run.add_argument("--model", help="response model (default: INSPECT_EVAL_MODEL, see .env)")
     run.add_argument("--limit", type=int, help="samples per strategy")
-    run.add_argument("--strategies", help="comma-separated subset of the seven strategies")
+    run.add_argument(
+        "--strategies",
+        help="comma-separated strategies: built-in ones (default: all seven) or installed ones",
+    )
     run.add_argument("--ablations", action="store_true", help="also run CMI's four ablations")
     run.add_argument("--max-samples", type=int, help="samples run concurrently per task")
     run.add_argument(

@@ -26,6 +26,8 @@ def solver_label(solver: str, passed: dict[str, Any]) -> str:
     ``vector_memory[embedder=hashing]``. Runs with different arguments stay apart."""
     name = solver.split("/")[-1]
     rest = dict(passed)
+    if name == "memory_strategy":  # any strategy by name: the run is that strategy's
+        name = str(rest.pop("strategy", name))
     ablation = rest.pop("ablation", "full")
     parts = [str(ablation)] if name == "cmi" and ablation != "full" else []
     parts += [f"{k}={v}" for k, v in sorted(rest.items())]

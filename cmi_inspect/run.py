@@ -25,7 +25,7 @@ from inspect_ai.log import EvalLog
 from cmi_inspect.errors import UserError
 from cmi_inspect.log_tags import is_causal_locomo, run_name
 from cmi_inspect.paths import writable_dir
-from cmi_inspect.strategies import STRATEGIES
+from cmi_inspect.strategies import STRATEGIES, strategy_class
 from cmi_inspect.strategies.cmi import ABLATIONS
 
 LOCK_FILE = ".cmi-inspect-run.lock"
@@ -58,10 +58,9 @@ def run_all(
     from inspect_ai import eval_set, task_with
     from inspect_ai.model import CachePolicy
 
-    unknown = sorted(set(strategies) - set(STRATEGIES))
-    if unknown:
-        raise UserError(f"Unknown strategies {unknown}; choose from {', '.join(STRATEGIES)}.")
-    from cmi_inspect.solvers import SOLVERS
+    for name in strategies:
+        strategy_class(name)  # one line naming the built-in and installed ones if unknown
+    from cmi_inspect.solvers import SOLVERS, memory_strategy
     from cmi_inspect.task import causal_locomo
 
     plans: list[tuple[str, dict[str, Any]]] = [(name, {}) for name in strategies]
@@ -72,7 +71,7 @@ def run_all(
     tasks = [
         task_with(
             causal_locomo(**args),
-            solver=SOLVERS[name](**params),
+            solver=SOLVERS[name](**params) if name in SOLVERS else memory_strategy(name, **params),
             name=run_name(name, params, args),
         )
         for name, params in plans

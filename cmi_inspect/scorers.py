@@ -29,7 +29,7 @@ from cmi_inspect.scoring import (
     hybrid_score,
     selection_metrics,
 )
-from cmi_inspect.strategies import STRATEGIES
+from cmi_inspect.strategies import strategy_class
 from cmi_inspect.strategies.base import MemorySelection
 from cmi_inspect.view import key_to_memory_id
 
@@ -153,7 +153,7 @@ def memory_selection() -> Scorer:
         ]
         explanation = f"{record.strategy}: {len(selected)} selected\n\n{_selection_table(rows)}"
         names = {key: f"{m} ({labels[m]})" for key, m in ids.items()}
-        details = STRATEGIES[record.strategy].explain(record.details, names)
+        details = strategy_class(record.strategy).explain(record.details, names)
         if details:
             explanation += "\n\n" + details
         metrics = selection_metrics(

@@ -13,8 +13,10 @@ from typing import Any
 from inspect_ai.solver import Solver, solver
 
 from cmi_inspect.choices import refuse_for_blind_tasks
+from cmi_inspect.errors import UserError
 from cmi_inspect.intervention import intervention_scorer
 from cmi_inspect.retrieval import make_embedder
+from cmi_inspect.strategies import strategy_class
 from cmi_inspect.strategies.base import strategy_solver
 from cmi_inspect.strategies.cmi import CMI, CMIConfig
 from cmi_inspect.strategies.full_history import FullHistory
@@ -152,7 +154,8 @@ def bare_named(module: str) -> dict[str, Callable[..., Solver]]:
     module that defines it, so a checkout's task file (``tasks/causal_locomo.py``) calls
     this to give ``--solver cmi`` its bare name: the same factory, signature and docs.
     """
-    return {name: _alias(name, factory, module) for name, factory in SOLVERS.items()}
+    factories = {**SOLVERS, "memory_strategy": memory_strategy}
+    return {name: _alias(name, factory, module) for name, factory in factories.items()}
 
 
 def _alias(name: str, factory: Callable[..., Solver], module: str) -> Callable[..., Solver]:
@@ -164,3 +167,22 @@ def _alias(name: str, factory: Callable[..., Solver], module: str) -> Callable[.
     functools.update_wrapper(alias, raw)
     alias.__module__ = module
     return solver(name=name)(alias)
+
+
+@solver
+def memory_strategy(strategy: str, **kwargs: Any) -> Solver:
+    """Any strategy by name: a built-in one, or one another package installs (entry point
+    group ``cmi_inspect.strategies``), built with the other ``-S`` arguments.
+
+    Args:
+        strategy: The strategy's name (``cmi-inspect run --help`` lists them).
+        **kwargs: The strategy's own arguments, passed to its constructor.
+    """
+    if strategy in SOLVERS:
+        return SOLVERS[strategy](**kwargs)
+    cls = strategy_class(strategy)
+    try:
+        instance = cls(**kwargs)
+    except (TypeError, ValueError) as ex:
+        raise UserError(f"Strategy {strategy!r} does not take these -S arguments: {ex}") from None
+    return strategy_solver(instance)

@@ -65,3 +65,41 @@ def test_cmi_inspect_run_and_report_from_another_directory(tmp_path):
                             capture_output=True, text=True, timeout=600)
     assert report.returncode == 0, report.stderr[-2000:]
     assert "| graph_memory | fixed_latency/0 | paper |" in report.stdout
+
+
+@pytest.mark.slow  # installs the example package (a wheel build) and runs it twice
+def test_an_installed_external_strategy_runs_is_scored_and_reported_like_a_built_in(tmp_path):
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site),
+                    str(REPO / "examples" / "keyword_memory")], check=True, capture_output=True, timeout=600)
+    env = {**outside_env(), "PYTHONPATH": str(site)}
+    run = subprocess.run(
+        [str(BIN / "cmi-inspect"), "run", "logs", "--strategies", "keyword_memory,vector_memory",
+         "--model", "fixed_latency/0", "-T", f"data_file={SYNTHETIC}"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    report = subprocess.run([str(BIN / "cmi-inspect"), "report", "logs"], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=600)
+    assert "| keyword_memory | fixed_latency/0 | paper | 3 | 0 |" in report.stdout
+    assert "| vector_memory | fixed_latency/0 | paper | 3 | 0 |" in report.stdout
+    log_dir = tmp_path / "eval"
+    subprocess.run(
+        [str(BIN / "inspect"), "eval", "cmi_inspect/causal_locomo", "--solver", "cmi_inspect/memory_strategy",
+         "-S", "strategy=keyword_memory", "-S", "fail=true", "-T", f"data_file={SYNTHETIC}",
+         "--model", "fixed_latency/0", "--no-fail-on-error", "--log-dir", str(log_dir), "--display", "none"],
+        cwd=tmp_path, env=env, check=True, capture_output=True, text=True, timeout=600,
+    )
+    [path] = log_dir.glob("*.eval")
+    log = read_eval_log(str(path))
+    assert log.eval.task == "causal_locomo: keyword_memory[fail=True] (paper)"
+    assert log.samples and all(s.error is not None for s in log.samples)
+    assert all("strategy 'keyword_memory' failed" in (s.error.message if s.error else "") for s in log.samples)
+
+
+def test_an_unknown_strategy_names_the_built_in_and_installed_ones():
+    from cmi_inspect.errors import UserError
+    from cmi_inspect.run import run_all
+
+    with pytest.raises(UserError, match=r"Unknown strategy 'mem9'; built in: cmi, reflection_memory, .*; installed:"):
+        run_all("unused", strategies=["mem9"])

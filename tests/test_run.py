@@ -38,7 +38,7 @@ def test_runs_strategies_and_resumes_without_recomputing(tmp_path):
 
 
 def test_unknown_strategy(tmp_path):
-    with pytest.raises(UserError, match="Unknown strategies"):
+    with pytest.raises(UserError, match="Unknown strategy .rag.; built in: cmi"):
         run_all(str(tmp_path), strategies=["rag"])
 
 

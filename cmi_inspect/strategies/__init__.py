@@ -1,10 +1,18 @@
-"""Every memory strategy by name: the one list that the run, the report and the tests read.
+"""Every memory strategy by name: the built-in ones, and those other packages install.
 
-The order is the paper's Table 1 (CMI first); CMI's ablations are
-``cmi_inspect.strategies.cmi.ABLATIONS``. Each strategy's ``@solver`` lives in
-the repository's ``solvers/`` package under the same name.
+``STRATEGIES`` holds the built-ins in the paper's Table 1 order (CMI first; its ablations
+are ``cmi_inspect.strategies.cmi.ABLATIONS``). A package of someone else's adds its own by
+an entry point in the group ``cmi_inspect.strategies`` (``NAME = "module:Class"``, the class
+a ``MemoryStrategy``); ``strategy_class`` finds either kind by name, and the run, the
+solvers and the report all go through it.
 """
 
+from __future__ import annotations
+
+from functools import cache
+from importlib.metadata import entry_points
+
+from cmi_inspect.errors import UserError
 from cmi_inspect.strategies.base import MemoryStrategy
 from cmi_inspect.strategies.cmi import CMI
 from cmi_inspect.strategies.full_history import FullHistory
@@ -13,6 +21,8 @@ from cmi_inspect.strategies.no_memory import NoMemory
 from cmi_inspect.strategies.reflection import ReflectionMemory
 from cmi_inspect.strategies.summary import SummaryMemory
 from cmi_inspect.strategies.vector import VectorMemory
+
+ENTRY_POINT_GROUP = "cmi_inspect.strategies"
 
 STRATEGIES: dict[str, type[MemoryStrategy]] = {
     s.name: s
@@ -26,3 +36,33 @@ STRATEGIES: dict[str, type[MemoryStrategy]] = {
         NoMemory,
     )
 }
+
+
+@cache
+def installed_strategies() -> dict[str, str]:
+    """Strategies other packages install: entry-point name -> ``module:Class`` (not loaded)."""
+    return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def strategy_names() -> list[str]:
+    """Every strategy that can run here: the built-ins, then the installed ones."""
+    return [*STRATEGIES, *(n for n in sorted(installed_strategies()) if n not in STRATEGIES)]
+
+
+def strategy_class(name: str) -> type[MemoryStrategy]:
+    """The strategy called ``name``: built in, or loaded from its entry point."""
+    if name in STRATEGIES:
+        return STRATEGIES[name]
+    found = next((ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name), None)
+    if found is None:
+        installed = ", ".join(sorted(installed_strategies())) or "none"
+        raise UserError(
+            f"Unknown strategy {name!r}; built in: {', '.join(STRATEGIES)}; installed: {installed}."
+        )
+    try:
+        loaded = found.load()
+    except Exception as ex:  # a broken plugin names itself, not a traceback of ours
+        raise UserError(f"Strategy {name!r} ({found.value}) could not be loaded: {ex}") from None
+    if not (isinstance(loaded, type) and issubclass(loaded, MemoryStrategy)):
+        raise UserError(f"Strategy {name!r} ({found.value}) is not a MemoryStrategy subclass.")
+    return loaded

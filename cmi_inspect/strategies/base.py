@@ -79,6 +79,10 @@ class MemoryStrategy(ABC):
         return ""
 
 
+class StrategyError(RuntimeError):
+    """A strategy raised while selecting: its sample fails, with the strategy named."""
+
+
 class MemorySelection(StoreModel):
     """The strategy's choice for one sample, as scorers and the log read it."""
 
@@ -107,7 +111,10 @@ def strategy_solver(
     """Rewrite the sample's context with the strategy's choice, then answer."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        selection = await strategy.select(memory_task(state, answer_scorer))
+        try:
+            selection = await strategy.select(memory_task(state, answer_scorer))
+        except Exception as ex:  # the sample fails naming the strategy; the run goes on
+            raise StrategyError(f"strategy {strategy.name!r} failed: {ex!r}") from ex
         record = state.store_as(MemorySelection)
         record.strategy = strategy.name
         record.selected = [p.key for p in selection.picks]

@@ -16,10 +16,10 @@ from inspect_ai.model import GenerateConfig
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import cmi_inspect.log_tags  # noqa: E402, F401  names each run's strategy in View's log list
-from cmi_inspect.choices import note_task_protocol  # noqa: E402
 from cmi_inspect.dataset import causal_locomo_dataset  # noqa: E402
 from cmi_inspect.judge import JUDGE_PROMPT_VERSION  # noqa: E402
 from cmi_inspect.prompts import PROMPT_VERSION  # noqa: E402
+from cmi_inspect.strategies.cmi import note_task_protocol  # noqa: E402
 from scorers import memory_selection, task_score  # noqa: E402
 from solvers import no_memory  # noqa: E402
 

@@ -27,6 +27,7 @@ from cmi_inspect.judge import (
     llm_verdict,
 )
 from cmi_inspect.scoring import (
+    SELECTION_KEYS,
     SUCCESS_THRESHOLD,
     deterministic_score,
     hybrid_score,
@@ -35,15 +36,6 @@ from cmi_inspect.scoring import (
 from cmi_inspect.strategies import STRATEGIES
 from cmi_inspect.strategies.base import MemorySelection
 from cmi_inspect.view import key_to_memory_id
-
-SELECTION_KEYS = (
-    "recall",
-    "precision",
-    "useful_f1",
-    "poison_adoption",
-    "bad_rejection",
-    "n_selected",
-)
 
 
 @metric

@@ -27,9 +27,9 @@ from cmi_inspect.view import key_to_memory_id
 
 TASK_NAME = "causal_locomo"
 SCORE_KEYS = ("score", "success")
-SELECTION_KEYS = ("useful_f1", "bad_rejection", "poison_adoption", "n_selected")
-METRIC_KEYS = SCORE_KEYS + SELECTION_KEYS
-"""Table 1's metrics, as named in the logs' results."""
+METRIC_KEYS = (*SCORE_KEYS, "useful_f1", "bad_rejection", "poison_adoption", "n_selected")
+"""Table 1's metrics (of ``scoring.SELECTION_KEYS``, the four the paper reports), as named
+in the logs' results."""
 FAMILY_METRIC = "score"
 FAMILY_PREFIX = "grouped_"
 """The task score by family: the log's ``grouped`` values of the ``score`` metric."""

@@ -95,7 +95,7 @@ class CMI(MemoryStrategy):
         return self.default_embedders[protocol]
 
     async def select(self, task: MemoryTask) -> Selection:
-        cfg, ablation = self.config, self.ablation
+        cfg = self.config
         choices = Choices.of(cfg, task.protocol)
         choices.refuse_label_reading()
         history = History.of(task, choices.reads_history)
@@ -111,6 +111,42 @@ class CMI(MemoryStrategy):
             )
             for i, (m, s) in enumerate(proposed)
         ]
+        s_no = await self._intervene(candidates, prompts, answers)
+        for c in candidates:
+            c.memory_support = history.support(memories[c.key].content)
+            c.support_with = history.support(c.answer_with)
+            c.support_perturbed = history.support(c.answer_perturbed)
+        await choices.risk.measure(candidates, memories, embedder, cfg)
+        kept = self._decide(candidates, memories, choices)
+
+        prompt = memory_prompt(task.request, [memories[c.key].line() for c in kept])
+        diagnostics = CMIDiagnostics(
+            config=asdict(cfg),
+            embedder=embedder.name,
+            intervention=choices.scorer.name,
+            risk_filter=choices.risk.name,
+            proposal=choices.profile.proposal.name,
+            evidence=history.log(),
+            support_no_memory=history.support(answers.text(prompts.none)),
+            answer_no_memory=answers.text(prompts.none),
+            s_no=s_no,
+            candidates=candidates,
+            model_calls=len(answers.outputs),
+            final_answer_reused=prompt in answers.outputs,
+        )
+        return Selection(
+            picks=[Pick(c.key, c.utility) for c in kept],
+            prompt=prompt,
+            details=diagnostics,
+            output=answers.outputs.get(prompt),
+        )
+
+    async def _intervene(
+        self, candidates: list[Candidate], prompts: Prompts, answers: Answers
+    ) -> float:
+        """Ask for the answers the ablation reads, record each candidate's utility and
+        stability, and return the no-memory answer's score."""
+        cfg, ablation = self.config, self.ablation
         eager_pert = ablation.asks_perturbed and not cfg.lazy_perturb
         await answers.run(
             [
@@ -132,41 +168,23 @@ class CMI(MemoryStrategy):
                 c.s_pert, c.stability = s_no, c.utility
             if ablation.skipped:
                 c.perturbed_skipped = ablation.skipped
-            c.memory_support = history.support(memories[c.key].content)
-            c.support_with = history.support(c.answer_with)
-            c.support_perturbed = history.support(c.answer_perturbed)
+        return s_no
 
-        await choices.risk.measure(candidates, memories, embedder, cfg)
+    def _decide(
+        self, candidates: list[Candidate], memories: dict[str, Memory], choices: Choices
+    ) -> list[Candidate]:
+        """Record each candidate's verdict (the rule, then the risk filter, then the budget)
+        and return those kept, in prompt order."""
         by_key = {c.key: c for c in candidates}
         rejections = {
-            c.key: rule_rejection(c, memories[c.key].label, cfg)
+            c.key: rule_rejection(c, memories[c.key].label, self.config)
             or choices.risk.verdict(c, memories[c.key], by_key)
             for c in candidates
         }
-        decision = decide(candidates, rejections, cfg.prefer, cfg.max_kept)
+        decision = decide(candidates, rejections, self.config.prefer, self.config.max_kept)
         for c in candidates:
             c.reason, c.selected = decision.reasons[c.key], c.key in decision.kept
-        prompt = memory_prompt(task.request, [memories[k].line() for k in decision.kept])
-        diagnostics = CMIDiagnostics(
-            config=asdict(cfg),
-            embedder=embedder.name,
-            intervention=choices.scorer.name,
-            risk_filter=choices.risk.name,
-            proposal=choices.profile.proposal.name,
-            evidence=history.log(),
-            support_no_memory=history.support(answers.text(prompts.none)),
-            answer_no_memory=answers.text(prompts.none),
-            s_no=s_no,
-            candidates=candidates,
-            model_calls=len(answers.outputs),
-            final_answer_reused=prompt in answers.outputs,
-        )
-        return Selection(
-            picks=[Pick(k, by_key[k].utility) for k in decision.kept],
-            prompt=prompt,
-            details=diagnostics,
-            output=answers.outputs.get(prompt),
-        )
+        return [by_key[k] for k in decision.kept]
 
     async def _perturbed(
         self, candidates: list[Candidate], prompts: Prompts, answers: Answers

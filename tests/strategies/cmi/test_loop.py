@@ -7,6 +7,7 @@ import random
 
 import pytest
 from cmi_inspect.data import load_records
+from cmi_inspect.errors import UserError
 from cmi_inspect.prompts import note_contents
 from cmi_inspect.retrieval import HashingEmbedder
 from cmi_inspect.strategies.cmi import CMI, BlindProtocolError, CMIConfig, CMIDiagnostics
@@ -185,7 +186,7 @@ async def test_label_reading_choices_refuse_a_blind_task(synthetic_records, conf
 
 async def test_gold_without_an_injected_scorer_is_one_line(synthetic_records):
     task = memory_task_for(synthetic_records[0], "paper", mock_model(lambda p: "x"))
-    with pytest.raises(ValueError, match="needs the gold answer scorer"):
+    with pytest.raises(UserError, match="^cmi with -S intervention=gold needs the gold answer scorer.$"):
         await CMI(HashingEmbedder()).select(task)
 
 

@@ -3,12 +3,13 @@
 Reads a blind CMI log (``inspect eval tasks/causal_locomo.py --solver cmi -T protocol=blind``),
 re-scores every logged intervention answer (no memory, with each candidate, perturbed) with
 the evidence scorer CMI ran and with the gold scorer the blind protocol forbids, applies
-CMI's rule (utility > tau_u, stability >= tau_s, then the logged risk-filter verdict) and
-prints the selection metrics of each. No model is called. The gold row is what the paper's
-oracle scorer would select from the very same answers: how much of label-free CMI's gap
-is its scorer's, and how much the response model's answers'. For comparison, the last
-row keeps the top proposed candidate, dropped only where the log shows the risk filter
-dropped it (CMI consults the filter only for candidates that passed its rule).
+CMI's own decision to them (``decide``: its rule, the logged risk-filter verdict, its
+``prefer`` order and budget) and prints the selection metrics of each. No model is
+called. The gold row is what the paper's oracle scorer would select from the very same
+answers: how much of label-free CMI's gap is its scorer's, and how much the response
+model's answers'. For comparison, the last row keeps the top proposed candidate, dropped
+only where the log shows the risk filter dropped it (CMI consults the filter only for
+candidates that passed its rule).
 
 The rule rows vary CMI's rule, not its scorer, on the evidence scores, each keeping one
 memory, with the risk filter's verdict recomputed for every candidate from the logged
@@ -29,56 +30,59 @@ import argparse
 import asyncio
 import math
 import statistics
-import sys
 from collections import Counter, defaultdict
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from inspect_ai.log import EvalSample, list_eval_logs, read_eval_log
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from cmi_inspect.dataset import CausalLocomoMetadata
+from cmi_inspect.evidence import BlindEvidence
+from cmi_inspect.scoring import selection_metrics
+from cmi_inspect.strategies.base import AnswerScorer
+from cmi_inspect.strategies.cmi import (
+    Candidate,
+    CMIConfig,
+    CMIDiagnostics,
+    answer_key_scorer,
+    decide,
+    evidence_risk,
+    logged_diagnostics,
+    rule_rejection,
+)
+from cmi_inspect.view import key_to_memory_id
 
-from cmi_inspect.dataset import CausalLocomoMetadata  # noqa: E402
-from cmi_inspect.evidence import BlindEvidence  # noqa: E402
-from cmi_inspect.scoring import deterministic_score, selection_metrics  # noqa: E402
-from cmi_inspect.strategies.cmi import CMI, Candidate, CMIDiagnostics  # noqa: E402
-from cmi_inspect.view import key_to_memory_id  # noqa: E402
-
-Scorer = Callable[[str], Awaitable[float]]
 RISKY = ("risk filter", "evidence risk")
 """How CMI's log words a risk-filter rejection."""
 KEYS = ("useful_f1", "recall", "precision", "poison_adoption", "bad_rejection", "n_selected")
 
 
-def evidence_scorer(sample: EvalSample, meta: CausalLocomoMetadata) -> Scorer:
+def evidence_scorer(sample: EvalSample, meta: CausalLocomoMetadata) -> AnswerScorer:
     request = sample.input if isinstance(sample.input, str) else sample.input[-1].text
     sessions = sorted(meta.past_sessions, key=lambda s: s.timestamp)
     return BlindEvidence(request, sessions).score
 
 
-def gold_scorer(sample: EvalSample, meta: CausalLocomoMetadata) -> Scorer:
-    async def score(answer: str) -> float:
-        return deterministic_score(answer, meta.scoring_criteria)
+def logged_risk(c: Candidate) -> str | None:
+    """The risk filter's verdict on ``c`` as the log shows it (CMI consults the filter only
+    for candidates that passed its rule)."""
+    return c.reason if c.reason.startswith(RISKY) else None
 
-    return score
 
-
-async def replay(d: CMIDiagnostics, score: Scorer) -> tuple[list[str], dict[str, float]]:
-    """The keys CMI's rule keeps when its logged answers are scored by ``score``, and each
-    candidate's utility."""
-    tau_u, tau_s = d.config["tau_u"], d.config["tau_s"]
+async def replay(d: CMIDiagnostics, score: AnswerScorer) -> tuple[list[str], dict[str, float]]:
+    """The keys CMI's decision keeps when its logged answers are scored by ``score`` (the
+    risk filter's logged verdicts standing), and each candidate's utility."""
+    config = CMIConfig(**d.config)
     s_no = await score(d.answer_no_memory)
-    kept, utilities = [], {}
+    rescored = []
     for c in d.candidates:
         if c.answer_with is None or c.answer_perturbed is None:
             raise SystemExit("this CMI run skipped perturbed answers (an ablation or lazy_perturb)")
-        s_with = await score(c.answer_with)
-        utility, stability = s_with - s_no, s_with - await score(c.answer_perturbed)
-        utilities[c.key] = utility
-        if utility > tau_u and stability >= tau_s and not c.reason.startswith(RISKY):
-            kept.append(c.key)
-    return kept[: d.config.get("budget") or d.config["k"]], utilities
+        s_with, s_pert = await score(c.answer_with), await score(c.answer_perturbed)
+        update = {"s_with": s_with, "s_pert": s_pert, "utility": s_with - s_no}
+        rescored.append(c.model_copy(update={**update, "stability": s_with - s_pert}))
+    rejections = {c.key: rule_rejection(c, None, config) or logged_risk(c) for c in rescored}
+    decision = decide(rescored, rejections, config.prefer, config.max_kept)
+    return decision.kept, {c.key: c.utility or 0.0 for c in rescored}
 
 
 def evidence_risky(d: CMIDiagnostics, answers: bool = True) -> set[str]:
@@ -89,7 +93,7 @@ def evidence_risky(d: CMIDiagnostics, answers: bool = True) -> set[str]:
         return {c.key for c in d.candidates if c.reason.startswith(RISKY)}
     by_key = {c.key: c for c in d.candidates}
     if answers:  # CMI's own filter
-        return {c.key for c in d.candidates if CMI._evidence_risk(c, by_key) is not None}
+        return {c.key for c in d.candidates if evidence_risk(c, by_key) is not None}
 
     def support(c: Candidate) -> float:
         return c.memory_support.score if c.memory_support is not None else 0.0
@@ -132,13 +136,13 @@ async def rows(log_path: str, tally: Tally) -> dict[str, list[dict[str, float]]]
     log = read_eval_log(log_path)
     out: dict[str, list[dict[str, float]]] = defaultdict(list)
     for sample in log.samples or []:
-        meta = CausalLocomoMetadata.model_validate(sample.metadata)
-        if (sample.store or {}).get("MemorySelection:strategy") != "cmi":
+        d = logged_diagnostics(sample)
+        if d is None:
             continue
-        d = CMIDiagnostics.model_validate(sample.store["MemorySelection:details"])
+        meta = sample.metadata_as(CausalLocomoMetadata)
         ids = key_to_memory_id(meta.example_id, meta.memory_bank, meta.protocol)
         by_evidence, u_evidence = await replay(d, evidence_scorer(sample, meta))
-        by_gold, u_gold = await replay(d, gold_scorer(sample, meta))
+        by_gold, u_gold = await replay(d, answer_key_scorer(meta.scoring_criteria))
         choices = {
             "as logged": [c.key for c in d.candidates if c.selected],
             "evidence": by_evidence,

@@ -13,6 +13,7 @@ import anyio
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ModelUsage
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from cmi_inspect.errors import UserError
 from cmi_inspect.prompts import note_contents
 from cmi_inspect.text import word_count
 
@@ -37,10 +38,10 @@ class FixedLatencyModel(ModelAPI):
         super().__init__(model_name, base_url, api_key, [], config)
         try:
             self.delay = float(model_name)
-        except ValueError as ex:
-            raise ValueError(
-                f"fixed_latency model name must be a delay in seconds, got {model_name!r}"
-            ) from ex
+        except ValueError:
+            raise UserError(
+                f"fixed_latency model name must be a delay in seconds, got {model_name!r}."
+            ) from None
 
     def max_connections(self) -> int:
         return 64

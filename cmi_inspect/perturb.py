@@ -41,6 +41,10 @@ PERTURBATIONS: dict[str, Perturbation] = {
     "negation": negation,
     "temporal_shift": temporal_shift,
 }
+"""Perturbations by the name each CMI log records (``Candidate.perturbation``).
+``temporal_shift`` is the spec's name (§4) and stays although an XL attack kind has the
+same name: every CMI log holds it, and the two never share a field (a candidate's
+``perturbation``, a memory's ``attack_kind``)."""
 
 
 def perturbation_kind(memory: Memory) -> str:

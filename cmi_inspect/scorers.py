@@ -24,6 +24,7 @@ from cmi_inspect.errors import choose
 from cmi_inspect.hedge import hedge
 from cmi_inspect.judge import JUDGE_PROMPT_VERSION, judge_answer
 from cmi_inspect.scoring import (
+    SELECTION_KEYS,
     SUCCESS_THRESHOLD,
     deterministic_score,
     hybrid_score,
@@ -36,14 +37,6 @@ from cmi_inspect.view import key_to_memory_id
 SCORINGS = ("paper", "strict")
 """``-T scoring=``: how success is counted (the default depends on the protocol)."""
 DEFAULT_SCORING = {"paper": "paper", "blind": "strict"}
-SELECTION_KEYS = (
-    "recall",
-    "precision",
-    "useful_f1",
-    "poison_adoption",
-    "bad_rejection",
-    "n_selected",
-)
 
 
 @metric

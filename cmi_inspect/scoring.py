@@ -14,6 +14,15 @@ from cmi_inspect.text import word_count
 DET_WEIGHT = 0.7
 JUDGE_WEIGHT = 0.3
 SUCCESS_THRESHOLD = 0.7
+SELECTION_KEYS = (
+    "recall",
+    "precision",
+    "useful_f1",
+    "poison_adoption",
+    "bad_rejection",
+    "n_selected",
+)
+"""The metrics ``selection_metrics`` returns, in the order the scorer logs them."""
 
 
 def _fraction_contained(items: list[str], text: str) -> float:

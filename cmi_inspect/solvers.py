@@ -12,13 +12,11 @@ from typing import Any
 
 from inspect_ai.solver import Solver, solver
 
-from cmi_inspect.choices import refuse_for_blind_tasks
 from cmi_inspect.errors import UserError
-from cmi_inspect.intervention import intervention_scorer
 from cmi_inspect.retrieval import make_embedder
 from cmi_inspect.strategies import strategy_class
 from cmi_inspect.strategies.base import strategy_solver
-from cmi_inspect.strategies.cmi import CMI, CMIConfig
+from cmi_inspect.strategies.cmi import CMI, CMIConfig, injected_scorer, refuse_for_blind_tasks
 from cmi_inspect.strategies.full_history import FullHistory
 from cmi_inspect.strategies.graph import GraphMemory
 from cmi_inspect.strategies.no_memory import NoMemory
@@ -90,7 +88,7 @@ def cmi(
     budget: int | None = None,
     prefer: str = "utility",
     ablation: str = "full",
-    risk_filter: str | bool | None = None,
+    risk_filter: str | None = None,
     lazy_perturb: bool = False,
     embedder: str | None = None,
     intervention: str | None = None,
@@ -109,7 +107,7 @@ def cmi(
         risk_filter: ``label`` (drop memories labelled harmful; paper protocol),
             ``evidence`` (drop a memory that conflicts with a candidate the history
             supports better) or ``none``; default: ``label`` under paper, ``evidence``
-            under blind. ``true``/``false`` mean the default / ``none``.
+            under blind.
         lazy_perturb: Skip a perturbed call when utility already rules the memory out.
         embedder: Embedder for the proposal score (``e5``, ``hashing`` or ``openai``);
             default: ``hashing`` under paper (the reproduction's exact selections), ``e5``
@@ -119,7 +117,6 @@ def cmi(
             with the agent's own history, label-free); default: ``gold`` under paper,
             ``evidence`` under blind.
     """
-    refuse_for_blind_tasks(intervention, risk_filter)
     config = CMIConfig(
         k=k,
         tau_u=tau_u,
@@ -131,8 +128,9 @@ def cmi(
         lazy_perturb=lazy_perturb,
         intervention=intervention,
     )
+    refuse_for_blind_tasks(config)
     strategy = CMI(make_embedder(embedder) if embedder else None, config)
-    return strategy_solver(strategy, intervention_scorer(intervention))
+    return strategy_solver(strategy, injected_scorer(intervention))
 
 
 SOLVERS: dict[str, Callable[..., Solver]] = {

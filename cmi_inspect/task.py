@@ -10,7 +10,6 @@ from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
 
 import cmi_inspect.log_tags  # noqa: F401  names each run's strategy in View's log list
-from cmi_inspect.choices import note_task_protocol
 from cmi_inspect.data import TASK_FAMILIES, sha256_of, user_path
 from cmi_inspect.dataset import causal_locomo_dataset
 from cmi_inspect.errors import UserError
@@ -18,6 +17,7 @@ from cmi_inspect.judge import JUDGE_PROMPT_VERSION
 from cmi_inspect.prompts import PROMPT_VERSION
 from cmi_inspect.scorers import DEFAULT_SCORING, memory_selection, task_score
 from cmi_inspect.solvers import no_memory
+from cmi_inspect.strategies.cmi import note_task_protocol
 
 ANSWER_MAX_TOKENS = 96
 TASK_VERSION = 4

@@ -163,12 +163,9 @@ def memory_task_for(record, protocol: str = "paper", model: Model | None = None,
 
 def gold_scorer(record):
     """The paper's intervention scorer for one record: the deterministic score."""
-    from cmi_inspect.scoring import deterministic_score
+    from cmi_inspect.strategies.cmi import answer_key_scorer
 
-    async def score(answer: str) -> float:
-        return deterministic_score(answer, record.scoring_criteria)
-
-    return score
+    return answer_key_scorer(record.scoring_criteria)
 
 
 def samples_of(log: EvalLog) -> list[EvalSample]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from cmi_inspect.data import ScoringCriteria
-from cmi_inspect.scoring import deterministic_score, hybrid_score, selection_metrics
+from cmi_inspect.scoring import SELECTION_KEYS, deterministic_score, hybrid_score, selection_metrics
 
 
 def crit(**kw) -> ScoringCriteria:
@@ -115,3 +115,7 @@ def test_bookkeeping_matches_the_paper(real_records):
     none = _means(raw, lambda r: [])
     assert (none["useful_f1"], none["bad_rejection"], none["poison_adoption"], none["n_selected"]) == (
         0.0, 1.0, 0.0, 0.0)
+
+
+def test_selection_keys_are_the_metrics_returned():
+    assert tuple(selection_metrics(["g"], GOLD, BAD, HARMFUL)) == SELECTION_KEYS

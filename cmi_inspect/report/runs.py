@@ -29,9 +29,9 @@ from cmi_inspect.view import key_to_memory_id
 ALIAS_JUDGE = "alias match"
 """The judge of a run with no grader role: the offline alias match (``judge.alias_verdict``)."""
 SCORE_KEYS = ("score", "success")
-SELECTION_KEYS = ("useful_f1", "bad_rejection", "poison_adoption", "n_selected")
-METRIC_KEYS = SCORE_KEYS + SELECTION_KEYS
-"""Table 1's metrics, as named in the logs' results."""
+METRIC_KEYS = (*SCORE_KEYS, "useful_f1", "bad_rejection", "poison_adoption", "n_selected")
+"""Table 1's metrics (of ``scoring.SELECTION_KEYS``, the four the paper reports), as named
+in the logs' results."""
 FAMILY_METRIC = "score"
 FAMILY_PREFIX = "grouped_"
 """The task score by family: the log's ``grouped`` values of the ``score`` metric."""

@@ -21,7 +21,9 @@ from cmi_inspect.text import tokens
 from cmi_inspect.view import Memory
 
 _MONTHS = frozenset(name.lower() for name in MONTH_NAMES)
-CONFLICT_OVERLAP = 0.5
+CONFLICT_WORDING_JACCARD = 0.5
+"""Jaccard of two memories' wordings (their tokens less dates and numbers) from which they
+say the same thing; not CMI's ``conflict_overlap``, a share of the shorter memory's words."""
 
 
 def _values(text: str) -> set[str]:
@@ -36,7 +38,7 @@ def conflicts(a: Memory, b: Memory) -> bool:
     """Two memories that say the same thing with different dates or numbers."""
     wa, wb = _wording(a.content), _wording(b.content)
     overlap = len(wa & wb) / len(wa | wb) if wa | wb else 0.0
-    return overlap >= CONFLICT_OVERLAP and _values(a.content) != _values(b.content)
+    return overlap >= CONFLICT_WORDING_JACCARD and _values(a.content) != _values(b.content)
 
 
 def labelled_reflection(memory: Memory) -> str:

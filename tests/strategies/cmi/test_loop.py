@@ -1,4 +1,4 @@
-"""CMI's selection rule, ablations, risk filter, budget and call economy on scripted answers."""
+"""CMI.select on scripted answers: the rule, ablations, risk filters, budget and call economy."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ from cmi_inspect.data import load_records
 from cmi_inspect.errors import UserError
 from cmi_inspect.prompts import note_contents
 from cmi_inspect.retrieval import HashingEmbedder
-from cmi_inspect.strategies.cmi import CMI, CMIConfig, CMIDiagnostics, proposal_scores
-from cmi_inspect.view import Memory, key_to_memory_id
+from cmi_inspect.strategies.cmi import CMI, BlindProtocolError, CMIConfig, CMIDiagnostics
+from cmi_inspect.view import key_to_memory_id
 
 from conftest import SYNTHETIC, gold_scorer, memory_task_for, mock_model
 
 PERTURBED = ("It is not true that", "may no longer hold")
+LABEL_FREE = SYNTHETIC.parent / "label_free.jsonl"
 
 
 def answers(gold_only: bool = True):
@@ -33,9 +34,20 @@ def answers(gold_only: bool = True):
     return respond
 
 
+def follow_first_note(prompt: str) -> str:
+    """A model that repeats the first note it is given, and knows nothing without one."""
+    notes = note_contents(prompt)
+    return notes[0] if notes else "I do not know."
+
+
 async def run(record, respond=None, prompts=None, **config):
     model = mock_model(respond or answers(), prompts)
     task = memory_task_for(record, model=model, score_answer=gold_scorer(record))
+    return await CMI(HashingEmbedder(), CMIConfig(**{"k": 4, **config})).select(task)
+
+
+async def run_blind(record, prompts=None, **config):
+    task = memory_task_for(record, "blind", mock_model(follow_first_note, prompts))
     return await CMI(HashingEmbedder(), CMIConfig(**{"k": 4, **config})).select(task)
 
 
@@ -47,6 +59,11 @@ def diagnostics(selection) -> dict:
 
 def by_key(selection):
     return {c["key"]: c for c in diagnostics(selection)["candidates"]}
+
+
+@pytest.fixture(scope="module")
+def label_free_records():
+    return load_records(LABEL_FREE)
 
 
 async def test_full_rule_selects_the_useful_memory(synthetic_records):
@@ -81,22 +98,27 @@ async def test_thresholds(synthetic_records):
     assert by_key(sel)["gold_00"]["reason"] == "stability +0.400 < tau_s 0.5"
 
 
-async def test_risk_filter_drops_harmful_that_passes_the_rule(synthetic_records):
+async def test_label_filter_drops_harmful_that_passes_the_rule(synthetic_records):
     sel = await run(synthetic_records[0], respond=answers(gold_only=False))
     assert [p.key for p in sel.picks] == ["gold_00"]
     assert by_key(sel)["harm_00"]["reason"] == "risk filter: labelled harmful"
     prompts: list[str] = []
-    sel = await run(synthetic_records[0], respond=answers(gold_only=False), prompts=prompts, risk_filter=False)
+    sel = await run(synthetic_records[0], respond=answers(gold_only=False), prompts=prompts, risk_filter="none")
     assert {p.key for p in sel.picks} == {"gold_00", "harm_00"}
     assert sel.output is None  # two memories: the final prompt is new, the solver generates it
     assert sel.prompt not in prompts
 
 
 async def test_budget(synthetic_records):
-    sel = await run(synthetic_records[0], respond=answers(gold_only=False), risk_filter=False, budget=1)
+    sel = await run(synthetic_records[0], respond=answers(gold_only=False), risk_filter="none", budget=1)
     assert len(sel.picks) == 1
     reasons = sorted(c["reason"] for c in diagnostics(sel)["candidates"] if c["key"] in ("gold_00", "harm_00"))
     assert reasons == ["over budget", "selected"]
+
+
+async def test_budget_zero_keeps_nothing(synthetic_records):
+    sel = await run(synthetic_records[0], budget=0)
+    assert sel.picks == [] and by_key(sel)["gold_00"]["reason"] == "over budget"
 
 
 async def test_prefer_proposal_fills_the_budget_by_rank_not_utility(synthetic_records):
@@ -107,7 +129,7 @@ async def test_prefer_proposal_fills_the_budget_by_rank_not_utility(synthetic_re
             return "March 2022"
         return answers()(prompt)
 
-    common = {"respond": respond, "risk_filter": False, "budget": 1}
+    common = {"respond": respond, "risk_filter": "none", "budget": 1}
     by_utility = await run(record, **common)
     by_rank = await run(record, prefer="proposal", **common)
     cands = by_key(by_rank)
@@ -115,11 +137,6 @@ async def test_prefer_proposal_fills_the_budget_by_rank_not_utility(synthetic_re
     assert cands["harm_00"]["rank"] < cands["gold_00"]["rank"]
     assert [p.key for p in by_utility.picks] == ["gold_00"]
     assert [p.key for p in by_rank.picks] == ["harm_00"]
-
-
-def test_prefer_must_be_known():
-    with pytest.raises(ValueError, match="Unknown prefer 'recency'; choose from utility, proposal"):
-        CMIConfig(prefer="recency")
 
 
 async def test_no_perturb_uses_s_no_and_makes_no_perturbed_call(synthetic_records):
@@ -155,11 +172,22 @@ async def test_oracle_selects_exactly_the_gold_candidates(synthetic_records):
             assert {p.key for p in sel.picks} == candidates & set(record.gold_memory_ids)
 
 
-async def test_oracle_needs_labels(synthetic_records):
+@pytest.mark.parametrize(("config", "message"), [
+    ({"ablation": "oracle"}, "The oracle ablation selects by label: it needs -T protocol=paper."),
+    ({"risk_filter": "label"}, "blind protocol hides; choose from evidence, none"),
+    ({"intervention": "gold"}, "choose the label-free -S intervention=evidence"),
+])
+async def test_label_reading_choices_refuse_a_blind_task(synthetic_records, config, message):
     model = mock_model(lambda p: "x")
     task = memory_task_for(synthetic_records[0], "blind", model, gold_scorer(synthetic_records[0]))
-    with pytest.raises(ValueError, match="protocol=paper"):
-        await CMI(HashingEmbedder(), CMIConfig(ablation="oracle")).select(task)
+    with pytest.raises(BlindProtocolError, match=message):
+        await CMI(HashingEmbedder(), CMIConfig(**config)).select(task)
+
+
+async def test_gold_without_an_injected_scorer_is_one_line(synthetic_records):
+    task = memory_task_for(synthetic_records[0], "paper", mock_model(lambda p: "x"))
+    with pytest.raises(UserError, match="^cmi with -S intervention=gold needs the gold answer scorer.$"):
+        await CMI(HashingEmbedder()).select(task)
 
 
 async def test_lazy_perturb_skips_calls_but_not_selections(synthetic_records):
@@ -190,31 +218,19 @@ async def test_concurrent_answers_do_not_change_selections(synthetic_records):
         assert diagnostics(concurrent)["candidates"] == diagnostics(sequential)["candidates"]
 
 
-def test_proposal_score_formula(synthetic_records):
-    memories = [Memory("a", "Priya adopted Comet", 1), Memory("b", "other words", 3)]
-    scores = proposal_scores([1.0, -1.0], memories, "Priya adopted Comet")
-    assert scores == pytest.approx([0.7 + 0.0 + 0.1, 0.0 + 0.2 + 0.0])
+async def test_paper_defaults_are_the_reference(synthetic_records):
+    d = diagnostics(await run(synthetic_records[0]))
+    assert (d["intervention"], d["risk_filter"], d["proposal"], d["evidence"]) == ("gold", "label", "hybrid", [])
+    assert d["embedder"] == "hashing" and d["support_no_memory"] is None
+    assert all(c["memory_support"] is None for c in d["candidates"])
 
 
-# --- label-free CMI (blind protocol): evidence scoring and the evidence risk filter ---
-
-LABEL_FREE = SYNTHETIC.parent / "label_free.jsonl"
-
-
-def follow_first_note(prompt: str) -> str:
-    """A model that repeats the first note it is given, and knows nothing without one."""
-    notes = note_contents(prompt)
-    return notes[0] if notes else "I do not know."
-
-
-async def run_blind(record, prompts=None, **config):
-    task = memory_task_for(record, "blind", mock_model(follow_first_note, prompts))
-    return await CMI(HashingEmbedder(), CMIConfig(**{"k": 4, **config})).select(task)
-
-
-@pytest.fixture(scope="module")
-def label_free_records():
-    return load_records(LABEL_FREE)
+async def test_label_free_scoring_under_paper_reads_no_gold(synthetic_records):
+    task = memory_task_for(synthetic_records[0], "paper", mock_model(follow_first_note))
+    sel = await CMI(HashingEmbedder(), CMIConfig(intervention="evidence", risk_filter="evidence")).select(task)
+    d = diagnostics(sel)
+    assert (d["intervention"], d["risk_filter"], d["proposal"]) == ("evidence", "evidence", "hybrid")
+    assert d["evidence"] and all(c["memory_support"] is not None for c in d["candidates"])
 
 
 async def test_blind_cmi_keeps_the_useful_memory_and_drops_its_poisoned_edit(label_free_records):
@@ -231,7 +247,7 @@ async def test_blind_cmi_keeps_the_useful_memory_and_drops_its_poisoned_edit(lab
         assert len(prompts) <= 2 * 4 + 2
 
 
-async def test_the_evidence_risk_filter_drops_the_less_supported_version(label_free_records):
+async def test_the_evidence_filter_drops_the_less_supported_version(label_free_records):
     record = label_free_records[0]  # the poison is the useful memory with its date shifted by a day
     ids = key_to_memory_id(record.example_id, record.memory_bank, "blind")
 
@@ -246,40 +262,12 @@ async def test_the_evidence_risk_filter_drops_the_less_supported_version(label_f
     assert [ids[p.key] for p in sel.picks] == ["useful_a"]
     unfiltered = await CMI(HashingEmbedder(), CMIConfig(k=4, risk_filter="none")).select(task)
     assert {ids[p.key] for p in unfiltered.picks} == {"useful_a", "harm_a"}
+    assert all(c["conflicts"] == {} for c in diagnostics(unfiltered)["candidates"])
 
 
-async def test_explain_shows_the_evidence(label_free_records):
-    sel = await run_blind(label_free_records[0])
-    text = CMI.explain(diagnostics(sel), {})
-    assert "intervention scorer: evidence; risk filter: evidence" in text
-    assert "Evidence from the history:" in text and "D2:1" in text and "| memory support |" in text
-
-
-async def test_paper_defaults_are_the_reference(synthetic_records):
-    sel = await run(synthetic_records[0])
-    d = diagnostics(sel)
-    assert (d["intervention"], d["risk_filter"], d["proposal"], d["evidence"]) == ("gold", "label", "hybrid", [])
-
-
-async def test_label_free_scoring_under_paper_reads_no_gold(synthetic_records):
-    task = memory_task_for(synthetic_records[0], "paper", mock_model(follow_first_note))
-    sel = await CMI(HashingEmbedder(), CMIConfig(intervention="evidence", risk_filter="evidence")).select(task)
-    assert diagnostics(sel)["intervention"] == "evidence"
-
-
-def test_risk_filter_and_intervention_names():
-    assert CMIConfig(risk_filter=True).risk_filter is None and CMIConfig(risk_filter=False).risk_filter == "none"
-    assert CMIConfig().risk_filter_for("paper") == "label" and CMIConfig().risk_filter_for("blind") == "evidence"
-    assert CMIConfig().intervention_for("blind") == "evidence" and CMIConfig().intervention_for("paper") == "gold"
-    with pytest.raises(UserError, match="choose from label, evidence, none"):
-        CMIConfig(risk_filter="labels")
-    with pytest.raises(UserError, match="choose from gold, evidence"):
-        CMIConfig(intervention="judge")
-    with pytest.raises(UserError, match="blind protocol hides"):
-        CMIConfig(risk_filter="label").risk_filter_for("blind")
-
-
-def test_label_free_proposal_has_no_recency():
-    memories = [Memory("a", "Priya adopted Comet", 1), Memory("b", "other words", 3)]
-    scores = proposal_scores([1.0, -1.0], memories, "Priya adopted Comet", recency=False)
-    assert scores == pytest.approx([0.7 + 0.1, 0.0])
+async def test_the_default_embedder_follows_the_protocol(synthetic_records):
+    strategy = CMI(config=CMIConfig(ablation="oracle"))
+    assert strategy.embedder("paper").name == "hashing"
+    task = memory_task_for(synthetic_records[0], "paper", mock_model(lambda p: "x"), gold_scorer(synthetic_records[0]))
+    assert diagnostics(await strategy.select(task))["embedder"] == "hashing"
+    assert CMI(HashingEmbedder()).embedder("blind").name == "hashing"  # a given one wins

@@ -1,0 +1,72 @@
+"""Causal Memory Intervention: keep a memory only if it improves the answer, stably (spec §1, §4).
+
+Per sample: propose K candidates with a weighted score (``proposal``), answer with no
+memory, with each candidate and with a perturbed copy of it, score every answer with the
+intervention scorer (``scorers``), and select by utility and stability (``rules``),
+dropping what the risk filter (``risk``) flags; ``loop`` runs it, ``diagnostics`` is its
+log record and ``explain`` renders that record.
+
+The scorer, the filter, the embedder and the proposal follow the protocol's profile
+(``profiles``) unless named. Under ``paper`` (the reference): answers are scored against
+the gold answer and memories labelled harmful are dropped. Under ``blind`` (label-free):
+answers are scored by their agreement with evidence from the agent's own history, a
+candidate that conflicts with one the history supports better is dropped, and the
+proposal has no recency term (recency is what promoted poison).
+"""
+
+from cmi_inspect.strategies.cmi.diagnostics import Candidate, CMIDiagnostics, logged_diagnostics
+from cmi_inspect.strategies.cmi.loop import CMI
+from cmi_inspect.strategies.cmi.prerun import note_task_protocol, refuse_for_blind_tasks
+from cmi_inspect.strategies.cmi.profiles import (
+    PROFILES,
+    BlindProtocolError,
+    Profile,
+    ProposalWeights,
+)
+from cmi_inspect.strategies.cmi.proposal import proposal_scores
+from cmi_inspect.strategies.cmi.risk import RISK_FILTERS, RiskFilter, evidence_risk
+from cmi_inspect.strategies.cmi.rules import (
+    ABLATIONS,
+    PREFER,
+    Ablation,
+    CMIConfig,
+    Decision,
+    decide,
+    rule_rejection,
+)
+from cmi_inspect.strategies.cmi.scorers import (
+    INTERVENTION_SCORERS,
+    InterventionScorer,
+    answer_key_scorer,
+    gold_answer_scorer,
+    injected_scorer,
+)
+
+__all__ = [
+    "ABLATIONS",
+    "CMI",
+    "INTERVENTION_SCORERS",
+    "PREFER",
+    "PROFILES",
+    "RISK_FILTERS",
+    "Ablation",
+    "BlindProtocolError",
+    "CMIConfig",
+    "CMIDiagnostics",
+    "Candidate",
+    "Decision",
+    "InterventionScorer",
+    "Profile",
+    "ProposalWeights",
+    "RiskFilter",
+    "answer_key_scorer",
+    "decide",
+    "evidence_risk",
+    "gold_answer_scorer",
+    "injected_scorer",
+    "logged_diagnostics",
+    "note_task_protocol",
+    "proposal_scores",
+    "refuse_for_blind_tasks",
+    "rule_rejection",
+]

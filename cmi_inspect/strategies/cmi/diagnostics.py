@@ -1,0 +1,74 @@
+"""CMI's typed record of one sample: every candidate's interventions and verdict, as logged.
+
+The solver stores it in the sample's ``MemorySelection``; ``logged_diagnostics`` reads it
+back from a log through that store.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai.log import EvalSample
+from pydantic import BaseModel
+
+from cmi_inspect.evidence import EvidenceWindow, Support
+from cmi_inspect.strategies.base import MemorySelection
+
+STRATEGY = "cmi"
+"""CMI's strategy name, as ``MemorySelection.strategy`` records it."""
+
+
+class Candidate(BaseModel):
+    """One candidate's interventions and verdict, as the log shows them."""
+
+    key: str
+    rank: int
+    proposal_score: float
+    perturbation: str | None = None
+    answer_with: str | None = None
+    answer_perturbed: str | None = None
+    s_with: float | None = None
+    s_pert: float | None = None
+    utility: float | None = None
+    stability: float | None = None
+    perturbed_skipped: str | None = None
+    """Why no perturbed answer was asked for, when none was."""
+    support_with: Support | None = None
+    """The evidence's support of the with-memory answer (label-free scoring)."""
+    support_perturbed: Support | None = None
+    memory_support: Support | None = None
+    """The evidence's support of the memory's own text (the evidence risk filter's check)."""
+    conflicts: dict[str, float] = {}
+    """Other candidates that are versions of the same claim, with their embedding cosine."""
+    selected: bool = False
+    reason: str = ""
+
+
+class CMIDiagnostics(BaseModel):
+    """Everything CMI measured for one sample: the log's record of why it chose."""
+
+    config: dict[str, Any]
+    embedder: str
+    intervention: str = "gold"
+    """The intervention scorer that ran (``scorers.INTERVENTION_SCORERS``)."""
+    risk_filter: str = "label"
+    """The risk filter that ran (``risk.RISK_FILTERS``)."""
+    proposal: str = "hybrid"
+    """``hybrid`` (cosine, recency, Jaccard: the reference) or ``relevance`` (no recency)."""
+    evidence: list[EvidenceWindow] = []
+    """The history windows answers were checked against (label-free scoring)."""
+    support_no_memory: Support | None = None
+    answer_no_memory: str
+    s_no: float
+    candidates: list[Candidate]
+    model_calls: int
+    final_answer_reused: bool
+
+
+def logged_diagnostics(sample: EvalSample) -> CMIDiagnostics | None:
+    """CMI's record of a logged sample, read through its ``MemorySelection`` store; None
+    when another strategy chose."""
+    record = sample.store_as(MemorySelection)
+    if record.strategy != STRATEGY:
+        return None
+    return CMIDiagnostics.model_validate(record.details)

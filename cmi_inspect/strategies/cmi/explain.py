@@ -1,0 +1,68 @@
+"""CMI's record of a sample as Markdown, for the sample's explanation in the log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cmi_inspect.evidence import Support
+from cmi_inspect.strategies.base import MemoryNames
+from cmi_inspect.strategies.cmi.diagnostics import CMIDiagnostics
+
+
+def explain(details: dict[str, Any], names: MemoryNames) -> str:
+    """Each candidate's scores and decision as a Markdown table, then the evidence."""
+    d = CMIDiagnostics.model_validate(details)
+    lines = [
+        f"CMI: s_no = {d.s_no:.3f}; {d.model_calls} intervention calls; "
+        f"final answer reused: {d.final_answer_reused}; intervention scorer: {d.intervention}; "
+        f"risk filter: {d.risk_filter}; proposal: {d.proposal}",
+        "",
+        "| # | memory | s_with | s_pert | utility | stability | decision |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for c in d.candidates:
+        s_pert = signed(c.s_pert) + (f" ({c.perturbed_skipped})" if c.perturbed_skipped else "")
+        lines.append(
+            f"| {c.rank} | {names.get(c.key, c.key)} | {signed(c.s_with)} | {s_pert} "
+            f"| {signed(c.utility)} | {signed(c.stability)} | {c.reason} |"
+        )
+    if d.evidence:
+        lines += evidence_lines(d, names)
+    return "\n".join(lines)
+
+
+def signed(v: float | None) -> str:
+    """A score with its sign, or ``-`` for none."""
+    return "-" if v is None else f"{v:+.3f}"
+
+
+def support_cell(support: Support | None) -> str:
+    """A support score and what the evidence lacks, as one table cell."""
+    if support is None:
+        return "-"
+    missing = f"; lacks {', '.join(support.missing)}" if support.missing else ""
+    return f"{support.score:.2f}{missing}".replace("|", "/")
+
+
+def evidence_lines(d: CMIDiagnostics, names: MemoryNames) -> list[str]:
+    """The evidence windows, and what of each candidate's memory and answer they support."""
+    lines = ["", "Evidence from the history:", ""]
+    lines += [
+        f"- {w.ref} (relevance {w.relevance:.2f}; dates: {', '.join(w.dates) or '-'}): {w.text}"
+        for w in d.evidence
+    ]
+    lines += [
+        "",
+        f"No-memory answer support: {support_cell(d.support_no_memory)}",
+        "",
+        "| # | memory | memory support | answer support | perturbed answer support | conflicts |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for c in d.candidates:
+        conflicts = ", ".join(f"{names.get(k, k)} ({v:.2f})" for k, v in c.conflicts.items())
+        lines.append(
+            f"| {c.rank} | {names.get(c.key, c.key)} | {support_cell(c.memory_support)} "
+            f"| {support_cell(c.support_with)} | {support_cell(c.support_perturbed)} "
+            f"| {conflicts or '-'} |"
+        )
+    return lines

@@ -1,0 +1,208 @@
+"""CMI's selection for one sample: propose, intervene, score, filter, decide.
+
+Cost: calls that do not depend on each other run concurrently, and a prompt already
+answered in the sample is never sent again. In particular the final prompt equals the
+no-memory prompt when nothing is selected, and the single candidate's with-memory prompt
+when exactly one is, so those answers are reused and the sample costs 2K+1 calls instead
+of 2K+2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from inspect_ai.model import Model, ModelOutput
+from inspect_ai.util import collect
+
+from cmi_inspect.perturb import perturb
+from cmi_inspect.prompts import memory_prompt, no_memory_prompt
+from cmi_inspect.retrieval import Embedder, make_embedder
+from cmi_inspect.strategies.base import (
+    AnswerScorer,
+    MemoryNames,
+    MemoryStrategy,
+    MemoryTask,
+    Pick,
+    Selection,
+)
+from cmi_inspect.strategies.cmi.diagnostics import STRATEGY, Candidate, CMIDiagnostics
+from cmi_inspect.strategies.cmi.explain import explain
+from cmi_inspect.strategies.cmi.history import History
+from cmi_inspect.strategies.cmi.profiles import PROFILES
+from cmi_inspect.strategies.cmi.proposal import propose
+from cmi_inspect.strategies.cmi.rules import (
+    ABLATIONS,
+    Choices,
+    CMIConfig,
+    decide,
+    rule_rejection,
+)
+from cmi_inspect.view import Memory, ProtocolName
+
+
+class Answers:
+    """The sample's answers by prompt: each distinct prompt is sent once, concurrently."""
+
+    def __init__(self, model: Model, score: AnswerScorer) -> None:
+        self.model = model
+        self.score_answer = score
+        self.outputs: dict[str, ModelOutput] = {}
+        self.scores: dict[str, float] = {}
+
+    async def run(self, prompts: list[str]) -> None:
+        new = [p for p in dict.fromkeys(prompts) if p not in self.outputs]
+        outputs = await collect(*(self.model.generate(p) for p in new))
+        for prompt, output in zip(new, outputs, strict=True):
+            self.outputs[prompt] = output
+            self.scores[prompt] = await self.score_answer(output.completion)
+
+    def text(self, prompt: str) -> str:
+        return self.outputs[prompt].completion
+
+
+class Prompts:
+    """The sample's intervention prompts: no memory, and each candidate with and perturbed."""
+
+    def __init__(self, request: str, memories: dict[str, Memory]) -> None:
+        self.none = no_memory_prompt(request)
+        self.with_memory = {k: memory_prompt(request, [m.line()]) for k, m in memories.items()}
+        self.perturbation: dict[str, str] = {}
+        self.perturbed: dict[str, str] = {}
+        for key, memory in memories.items():
+            self.perturbation[key], copy = perturb(memory)
+            self.perturbed[key] = memory_prompt(request, [copy.line()])
+
+
+class CMI(MemoryStrategy):
+    """Causal Memory Intervention: keep a memory only if it improves the answer, stably."""
+
+    name = STRATEGY
+
+    def __init__(self, embedder: Embedder | None = None, config: CMIConfig | None = None) -> None:
+        """``embedder`` None: the protocol's (``Profile.embedder``), made on first use."""
+        self.given_embedder = embedder
+        self.default_embedders: dict[ProtocolName, Embedder] = {}
+        self.config = config or CMIConfig()
+        self.ablation = ABLATIONS[self.config.ablation]
+
+    def embedder(self, protocol: ProtocolName) -> Embedder:
+        """The given embedder, else the protocol's."""
+        if self.given_embedder is not None:
+            return self.given_embedder
+        if protocol not in self.default_embedders:
+            self.default_embedders[protocol] = make_embedder(PROFILES[protocol].embedder)
+        return self.default_embedders[protocol]
+
+    async def select(self, task: MemoryTask) -> Selection:
+        cfg = self.config
+        choices = Choices.of(cfg, task.protocol)
+        choices.refuse_label_reading()
+        history = History.of(task, choices.reads_history)
+        answers = Answers(task.model, choices.scorer.make(task, history))
+        embedder = self.embedder(task.protocol)
+
+        proposed = await propose(task, embedder, choices.profile.proposal, cfg.k)
+        memories = {m.key: m for m, _ in proposed}
+        prompts = Prompts(task.request, memories)
+        candidates = [
+            Candidate(
+                key=m.key, rank=i + 1, proposal_score=s, perturbation=prompts.perturbation[m.key]
+            )
+            for i, (m, s) in enumerate(proposed)
+        ]
+        s_no = await self._intervene(candidates, prompts, answers)
+        for c in candidates:
+            c.memory_support = history.support(memories[c.key].content)
+            c.support_with = history.support(c.answer_with)
+            c.support_perturbed = history.support(c.answer_perturbed)
+        await choices.risk.measure(candidates, memories, embedder, cfg)
+        kept = self._decide(candidates, memories, choices)
+
+        prompt = memory_prompt(task.request, [memories[c.key].line() for c in kept])
+        diagnostics = CMIDiagnostics(
+            config=asdict(cfg),
+            embedder=embedder.name,
+            intervention=choices.scorer.name,
+            risk_filter=choices.risk.name,
+            proposal=choices.profile.proposal.name,
+            evidence=history.log(),
+            support_no_memory=history.support(answers.text(prompts.none)),
+            answer_no_memory=answers.text(prompts.none),
+            s_no=s_no,
+            candidates=candidates,
+            model_calls=len(answers.outputs),
+            final_answer_reused=prompt in answers.outputs,
+        )
+        return Selection(
+            picks=[Pick(c.key, c.utility) for c in kept],
+            prompt=prompt,
+            details=diagnostics,
+            output=answers.outputs.get(prompt),
+        )
+
+    async def _intervene(
+        self, candidates: list[Candidate], prompts: Prompts, answers: Answers
+    ) -> float:
+        """Ask for the answers the ablation reads, record each candidate's utility and
+        stability, and return the no-memory answer's score."""
+        cfg, ablation = self.config, self.ablation
+        eager_pert = ablation.asks_perturbed and not cfg.lazy_perturb
+        await answers.run(
+            [
+                prompts.none,
+                *(prompts.with_memory.values() if ablation.asks_with else []),
+                *(prompts.perturbed.values() if eager_pert else []),
+            ]
+        )
+        s_no = answers.scores[prompts.none]
+        if ablation.asks_with:
+            for c in candidates:
+                c.answer_with = answers.text(prompts.with_memory[c.key])
+                c.s_with = answers.scores[prompts.with_memory[c.key]]
+                c.utility = c.s_with - s_no
+        if ablation.asks_perturbed:
+            await self._perturbed(candidates, prompts, answers)
+        for c in candidates:
+            if ablation.no_memory_as_perturbed:
+                c.s_pert, c.stability = s_no, c.utility
+            if ablation.skipped:
+                c.perturbed_skipped = ablation.skipped
+        return s_no
+
+    def _decide(
+        self, candidates: list[Candidate], memories: dict[str, Memory], choices: Choices
+    ) -> list[Candidate]:
+        """Record each candidate's verdict (the rule, then the risk filter, then the budget)
+        and return those kept, in prompt order."""
+        by_key = {c.key: c for c in candidates}
+        rejections = {
+            c.key: rule_rejection(c, memories[c.key].label, self.config)
+            or choices.risk.verdict(c, memories[c.key], by_key)
+            for c in candidates
+        }
+        decision = decide(candidates, rejections, self.config.prefer, self.config.max_kept)
+        for c in candidates:
+            c.reason, c.selected = decision.reasons[c.key], c.key in decision.kept
+        return [by_key[k] for k in decision.kept]
+
+    async def _perturbed(
+        self, candidates: list[Candidate], prompts: Prompts, answers: Answers
+    ) -> None:
+        """Ask for the perturbed answers still needed, and score each candidate's stability."""
+        cfg = self.config
+        needed = []
+        for c in candidates:
+            if cfg.lazy_perturb and (c.utility or 0.0) <= cfg.tau_u:
+                c.perturbed_skipped = "lazy_perturb: utility already rules it out"
+            else:
+                needed.append(c)
+        await answers.run([prompts.perturbed[c.key] for c in needed])
+        for c in needed:
+            c.answer_perturbed = answers.text(prompts.perturbed[c.key])
+            c.s_pert = answers.scores[prompts.perturbed[c.key]]
+            c.stability = (c.s_with or 0.0) - c.s_pert
+
+    @classmethod
+    def explain(cls, details: dict[str, Any], names: MemoryNames) -> str:
+        return explain(details, names)

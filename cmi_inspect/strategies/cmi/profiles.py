@@ -1,0 +1,71 @@
+"""CMI's defaults under each protocol: one typed profile per protocol, looked up once.
+
+``paper`` is the reference: interventions scored against the gold answer, memories
+labelled harmful dropped, the hashing embedder and the hybrid proposal. ``blind`` is
+label-free: interventions scored by the agent's own history, a memory that conflicts with
+a better-supported one dropped, e5, and a proposal without recency.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cmi_inspect.errors import UserError
+from cmi_inspect.view import ProtocolName
+
+
+class BlindProtocolError(UserError):
+    """A label- or gold-reading choice was asked to run under the blind protocol (one line)."""
+
+
+@dataclass(frozen=True)
+class ProposalWeights:
+    """The proposal score's weights: embedding cosine (mapped to [0, 1]), min-max recency of
+    the memory's timestamp, and token Jaccard with the request."""
+
+    name: str
+    """How the log names the proposal."""
+    cosine: float
+    recency: float
+    jaccard: float
+
+
+HYBRID = ProposalWeights("hybrid", cosine=0.7, recency=0.2, jaccard=0.1)
+"""The reference's proposal (spec §4)."""
+RELEVANCE = ProposalWeights("relevance", cosine=0.7, recency=0.0, jaccard=0.1)
+"""The label-free proposal: a memory's date says nothing about its effect, and in the
+release recency is what promoted the poison."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What CMI runs under one protocol unless a choice is named."""
+
+    protocol: ProtocolName
+    intervention: str
+    """The intervention scorer (``scorers.INTERVENTION_SCORERS``)."""
+    risk_filter: str
+    """The risk filter (``risk.RISK_FILTERS``)."""
+    embedder: str
+    """The proposal's embedder: ``hashing`` keeps the reproduction's exact selections (and
+    speed); e5's relevance separates useful from irrelevant memories far better than
+    character n-grams do."""
+    proposal: ProposalWeights
+    label_free: bool
+    """Nothing of the answer key may be read: choices that read labels or the gold answer
+    are refused."""
+
+    def allow(self, refusal: str | None) -> None:
+        """Raise a choice's ``refusal`` (its one-line reason, None for a label-free choice)
+        when this protocol is label-free."""
+        if self.label_free and refusal is not None:
+            raise BlindProtocolError(refusal)
+
+
+PROFILES: dict[ProtocolName, Profile] = {
+    p.protocol: p
+    for p in (
+        Profile("paper", "gold", "label", "hashing", HYBRID, label_free=False),
+        Profile("blind", "evidence", "evidence", "e5", RELEVANCE, label_free=True),
+    )
+}

@@ -1,0 +1,130 @@
+"""Risk filters: which candidates CMI drops whatever their scores, by name.
+
+A filter is consulted for a candidate that passed CMI's rule: ``label`` (the paper's)
+drops memories labelled harmful; ``evidence`` (label-free) drops a memory that conflicts
+with a candidate the history supports better; ``none`` keeps them all. A new filter is
+one entry of ``RISK_FILTERS``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from cmi_inspect.errors import choose
+from cmi_inspect.evidence import word_overlap
+from cmi_inspect.retrieval import Embedder
+from cmi_inspect.strategies.cmi.diagnostics import Candidate
+from cmi_inspect.view import Memory
+
+if TYPE_CHECKING:
+    from cmi_inspect.strategies.cmi.rules import CMIConfig
+
+Verdict = Callable[[Candidate, Memory, Mapping[str, Candidate]], "str | None"]
+"""Why the filter drops a candidate (None: it keeps it), from the candidate, its memory
+and every candidate of the sample by key."""
+Measure = Callable[
+    [Sequence[Candidate], Mapping[str, Memory], Embedder, "CMIConfig"], Awaitable[None]
+]
+"""Records on the candidates what the filter's verdicts need measured first."""
+
+
+async def measure_nothing(
+    candidates: Sequence[Candidate],
+    memories: Mapping[str, Memory],
+    embedder: Embedder,
+    config: CMIConfig,
+) -> None:
+    """A filter whose verdicts need nothing measured."""
+
+
+@dataclass(frozen=True)
+class RiskFilter:
+    """One way to drop candidates that pass CMI's rule."""
+
+    name: str
+    verdict: Verdict
+    measure: Measure = measure_nothing
+    reads_history: bool = False
+    """Its verdicts read the history's support of the candidates."""
+    refused_under_blind: str | None = None
+    """Why a label-free protocol refuses it, as the user reads it (None: it reads no label)."""
+
+
+def labelled_harmful(c: Candidate, memory: Memory, by_key: Mapping[str, Candidate]) -> str | None:
+    """The paper's filter: the memory's label says it is harmful."""
+    return "risk filter: labelled harmful" if memory.label == "harmful" else None
+
+
+def keep_all(c: Candidate, memory: Memory, by_key: Mapping[str, Candidate]) -> str | None:
+    """No filter."""
+    return None
+
+
+async def find_conflicts(
+    candidates: Sequence[Candidate],
+    memories: Mapping[str, Memory],
+    embedder: Embedder,
+    config: CMIConfig,
+) -> None:
+    """Pair up candidates whose memories are close paraphrases or one-value edits of each
+    other: versions of one claim, of which at most one can be right."""
+    for c in candidates:
+        text = memories[c.key].content
+        others = [d for d in candidates if d.key != c.key]
+        cosines = await embedder.cosine(text, [memories[d.key].content for d in others])
+        c.conflicts = {
+            d.key: round(float(cos), 3)
+            for d, cos in zip(others, cosines, strict=True)
+            if cos >= config.conflict_similarity
+            or word_overlap(text, memories[d.key].content) >= config.conflict_overlap
+        }
+
+
+def history_support(c: Candidate) -> float:
+    """The history's support of the memory's text plus that of the answer it produced, so
+    both what the memory says and what it makes the model say count."""
+    answer = c.support_with.score if c.support_with is not None else 0.0
+    return (c.memory_support.score if c.memory_support is not None else 0.0) + answer
+
+
+def evidence_risk(c: Candidate, by_key: Mapping[str, Candidate]) -> str | None:
+    """Why the evidence filter drops ``c``: a conflicting candidate (whether or not it passed
+    the rule) is better supported by the history (``history_support``)."""
+    for key in c.conflicts:
+        if history_support(by_key[key]) > history_support(c):
+            return (
+                f"evidence risk: another version of the claim of {key}, which the history "
+                f"supports better ({history_support(by_key[key]):.2f} vs {history_support(c):.2f})"
+            )
+    return None
+
+
+def better_supported_conflict(
+    c: Candidate, memory: Memory, by_key: Mapping[str, Candidate]
+) -> str | None:
+    """The label-free filter's verdict (``evidence_risk``)."""
+    return evidence_risk(c, by_key)
+
+
+LABEL_REFUSAL = (
+    "risk_filter=label drops memories by their label, which the blind protocol hides; "
+    "choose from evidence, none."
+)
+
+RISK_FILTERS: dict[str, RiskFilter] = {
+    f.name: f
+    for f in (
+        RiskFilter("label", labelled_harmful, refused_under_blind=LABEL_REFUSAL),
+        RiskFilter(
+            "evidence", better_supported_conflict, measure=find_conflicts, reads_history=True
+        ),
+        RiskFilter("none", keep_all),
+    )
+}
+
+
+def risk_filter(name: str) -> RiskFilter:
+    """The filter named by ``-S risk_filter=``; a bad name is one line naming the choices."""
+    return RISK_FILTERS[choose("risk filter", name, tuple(RISK_FILTERS))]

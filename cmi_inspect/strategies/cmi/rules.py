@@ -1,0 +1,209 @@
+"""CMI's rule: its configuration, its ablations, and the decision both CMI and analyses use.
+
+A candidate passes when the ablation's tests pass (utility above ``tau_u``, stability at
+least ``tau_s``) and the risk filter keeps it; the passing candidates fill the budget in
+the ``prefer`` order. ``decide`` is that decision as a pure function of the candidates'
+records, so a replay of a log decides exactly as the run did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from cmi_inspect.errors import choose, positive_int
+from cmi_inspect.strategies.cmi.diagnostics import Candidate
+from cmi_inspect.strategies.cmi.profiles import PROFILES, Profile
+from cmi_inspect.strategies.cmi.risk import RiskFilter, risk_filter
+from cmi_inspect.strategies.cmi.scorers import InterventionScorer, intervention_scorer
+from cmi_inspect.view import ProtocolName
+
+
+@dataclass(frozen=True)
+class Ablation:
+    """A variant of CMI's rule: which answers it asks for and how it decides."""
+
+    name: str
+    asks_with: bool = True
+    """Answers with each candidate memory."""
+    asks_perturbed: bool = True
+    """Answers with each perturbed candidate."""
+    tests_utility: bool = True
+    """Rejects a candidate whose utility is not above tau_u."""
+    tests_stability: bool = True
+    """Rejects a candidate whose stability is below tau_s."""
+    no_memory_as_perturbed: bool = False
+    """Takes s_pert = s_no instead of asking for a perturbed answer."""
+    by_label: bool = False
+    """Selects exactly the candidates labelled useful, asking nothing."""
+    skipped: str | None = None
+    """Why no perturbed answer is asked for, as the log says it."""
+    refused_under_blind: str | None = None
+    """Why a label-free protocol refuses it, as the user reads it (None: it reads no label)."""
+
+
+ABLATIONS: dict[str, Ablation] = {
+    a.name: a
+    for a in (
+        Ablation("full"),
+        Ablation(
+            "no_perturb",
+            asks_perturbed=False,
+            no_memory_as_perturbed=True,
+            skipped="no_perturb ablation: s_pert = s_no",
+        ),
+        Ablation(
+            "utility_only",
+            asks_perturbed=False,
+            tests_stability=False,
+            skipped="utility_only ablation",
+        ),
+        Ablation("stability_only", tests_utility=False),
+        Ablation(
+            "oracle",
+            asks_with=False,
+            asks_perturbed=False,
+            tests_utility=False,
+            tests_stability=False,
+            by_label=True,
+            skipped="oracle ablation: no intervention",
+            refused_under_blind=(
+                "The oracle ablation selects by label: it needs -T protocol=paper."
+            ),
+        ),
+    )
+}
+"""CMI and its ablations by name (the paper's reference code has these four)."""
+
+
+def by_utility(c: Candidate) -> tuple[float, int]:
+    """Highest utility first (the reference), then best proposal rank."""
+    return -(c.utility or 0.0), c.rank
+
+
+def by_proposal(c: Candidate) -> tuple[int]:
+    """Best proposal rank first: the retriever's order, the interventions only vetoing."""
+    return (c.rank,)
+
+
+PREFER: dict[str, Callable[[Candidate], tuple[float, ...]]] = {
+    "utility": by_utility,
+    "proposal": by_proposal,
+}
+"""Orders in which CMI's passing candidates fill its budget."""
+
+
+@dataclass(frozen=True)
+class CMIConfig:
+    """CMI's parameters (``-S name=value``); a choice left None follows the protocol's
+    profile (``profiles.PROFILES``). The log records them as given."""
+
+    k: int = 3
+    tau_u: float = 0.0
+    tau_s: float = 0.0
+    budget: int | None = None
+    """Most memories kept; defaults to k."""
+    prefer: str = "utility"
+    """Which passing candidates fill the budget first (``PREFER``)."""
+    ablation: str = "full"
+    risk_filter: str | None = None
+    """A name of ``risk.RISK_FILTERS``."""
+    lazy_perturb: bool = False
+    """Skip the perturbed call of a candidate whose utility already rules it out."""
+    intervention: str | None = None
+    """A name of ``scorers.INTERVENTION_SCORERS``."""
+    conflict_similarity: float = 0.88
+    """Embedding cosine from which two candidates count as versions of one claim (evidence
+    risk filter): a poison is most often a close paraphrase of the memory it distorts."""
+    conflict_overlap: float = 0.5
+    """Or the share of the shorter memory's content words that the other has too
+    (``evidence.word_overlap``), from which they count as versions of one claim whatever
+    the embedder's scale. Not reflection's ``CONFLICT_WORDING_JACCARD``, a Jaccard of
+    wordings without their dates and numbers."""
+
+    def __post_init__(self) -> None:
+        choose("ablation", self.ablation, tuple(ABLATIONS))
+        choose("prefer", self.prefer, tuple(PREFER))
+        object.__setattr__(self, "k", positive_int("k", self.k))
+        if self.risk_filter is not None:
+            risk_filter(self.risk_filter)
+        if self.intervention is not None:
+            intervention_scorer(self.intervention)
+
+    @property
+    def max_kept(self) -> int:
+        """The budget: at most this many memories are kept."""
+        return self.budget if self.budget is not None else self.k
+
+
+@dataclass(frozen=True)
+class Choices:
+    """What CMI runs under one protocol: the config's named choices, else the profile's."""
+
+    profile: Profile
+    ablation: Ablation
+    scorer: InterventionScorer
+    risk: RiskFilter
+
+    @classmethod
+    def of(cls, config: CMIConfig, protocol: ProtocolName) -> Choices:
+        profile = PROFILES[protocol]
+        return cls(
+            profile,
+            ABLATIONS[config.ablation],
+            intervention_scorer(config.intervention or profile.intervention),
+            risk_filter(config.risk_filter or profile.risk_filter),
+        )
+
+    @property
+    def reads_history(self) -> bool:
+        """Whether the scorer or the filter checks texts against the history."""
+        return self.scorer.reads_history or self.risk.reads_history
+
+    def refuse_label_reading(self) -> None:
+        """One line for the first choice that reads what a label-free protocol hides."""
+        for choice in (self.ablation, self.scorer, self.risk):
+            self.profile.allow(choice.refused_under_blind)
+
+
+def rule_rejection(c: Candidate, label: str | None, config: CMIConfig) -> str | None:
+    """Why the ablation's rule rejects the candidate, or None if it passes (``label``: the
+    memory's label as the protocol shows it, read only by the oracle)."""
+    ablation = ABLATIONS[config.ablation]
+    if ablation.by_label:
+        return None if label == "useful" else f"oracle: labelled {label}"
+    if ablation.tests_utility:
+        assert c.utility is not None
+        if c.utility <= config.tau_u:
+            return f"utility {c.utility:+.3f} <= tau_u {config.tau_u}"
+    if ablation.tests_stability:
+        assert c.stability is not None
+        if c.stability < config.tau_s:
+            return f"stability {c.stability:+.3f} < tau_s {config.tau_s}"
+    return None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Which candidates CMI keeps, and why each was kept or not, as the log says it."""
+
+    kept: list[str]
+    """Keys in the order their memories enter the prompt."""
+    reasons: dict[str, str]
+
+
+def decide(
+    candidates: Sequence[Candidate],
+    rejections: Mapping[str, str | None],
+    prefer: str,
+    budget: int,
+) -> Decision:
+    """Keep the candidates nothing rejects (``rejections``: key -> why the rule or the risk
+    filter rejects it, None if neither does), the ``budget`` first in the ``prefer`` order."""
+    passing = sorted((c for c in candidates if rejections[c.key] is None), key=PREFER[prefer])
+    kept = [c.key for i, c in enumerate(passing) if i < budget]
+    reasons = {
+        c.key: rejections[c.key] or ("selected" if c.key in kept else "over budget")
+        for c in candidates
+    }
+    return Decision(kept, reasons)

@@ -1,0 +1,80 @@
+"""The risk filters: their verdicts, the conflicts the evidence filter measures, the registry."""
+
+from __future__ import annotations
+
+import pytest
+from cmi_inspect.evidence import Support
+from cmi_inspect.retrieval import HashingEmbedder
+from cmi_inspect.strategies.cmi import CMI, RISK_FILTERS, Candidate, CMIConfig, RiskFilter, evidence_risk
+from cmi_inspect.strategies.cmi.risk import find_conflicts
+from cmi_inspect.view import Memory
+
+from conftest import gold_scorer, memory_task_for, mock_model
+
+
+def supported(key: str, memory: float, answer: float | None, conflicts: dict[str, float]) -> Candidate:
+    return Candidate(
+        key=key, rank=1, proposal_score=0.0, memory_support=Support(score=memory),
+        support_with=Support(score=answer) if answer is not None else None, conflicts=conflicts,
+    )
+
+
+def test_the_label_filter_drops_only_memories_labelled_harmful():
+    label = RISK_FILTERS["label"]
+    c = Candidate(key="a", rank=1, proposal_score=0.0)
+    assert label.verdict(c, Memory("a", "x", 1, label="harmful"), {}) == "risk filter: labelled harmful"
+    assert label.verdict(c, Memory("a", "x", 1, label="useful"), {}) is None
+    assert RISK_FILTERS["none"].verdict(c, Memory("a", "x", 1, label="harmful"), {}) is None
+
+
+def test_evidence_risk_weighs_the_memory_and_its_answer():
+    a = supported("a", 0.5, 0.4, {"b": 0.9})
+    b = supported("b", 0.6, 0.2, {"a": 0.9})
+    by_key = {"a": a, "b": b}
+    assert evidence_risk(a, by_key) is None  # 0.90 against 0.80
+    assert evidence_risk(b, by_key) == (
+        "evidence risk: another version of the claim of a, which the history supports better (0.90 vs 0.80)"
+    )
+    lone = supported("c", 0.0, None, {})
+    assert evidence_risk(lone, {"c": lone}) is None  # no conflict, nothing to prefer
+    assert RISK_FILTERS["evidence"].verdict(b, Memory("b", "x", 1), by_key) == evidence_risk(b, by_key)
+
+
+async def test_conflicts_are_paraphrases_or_one_value_edits():
+    memories = {
+        "a": Memory("a", "Jon went hiking with his sister Ola in May", 1),
+        "b": Memory("b", "Jon went hiking with his neighbour Marek in May", 1),
+        "c": Memory("c", "The bakery opens at seven on weekdays", 1),
+    }
+    cands = [Candidate(key=k, rank=i, proposal_score=0.0) for i, k in enumerate(memories, start=1)]
+    await find_conflicts(cands, memories, HashingEmbedder(), CMIConfig())
+    assert set(cands[0].conflicts) == {"b"} and set(cands[1].conflicts) == {"a"} and cands[2].conflicts == {}
+    strict = CMIConfig(conflict_similarity=1.01, conflict_overlap=1.01)
+    await find_conflicts(cands, memories, HashingEmbedder(), strict)
+    assert all(c.conflicts == {} for c in cands)
+
+
+def test_the_label_filters_refusal_names_every_label_free_filter():
+    label_free = [name for name, f in RISK_FILTERS.items() if f.refused_under_blind is None]
+    assert RISK_FILTERS["label"].refused_under_blind is not None
+    assert RISK_FILTERS["label"].refused_under_blind.endswith(f"choose from {', '.join(label_free)}.")
+
+
+async def test_a_new_filter_is_picked_up_by_name(synthetic_records, monkeypatch):
+    def drop_gold(c, memory, by_key):
+        return "test filter: no gold" if c.key.startswith("gold") else None
+
+    monkeypatch.setitem(RISK_FILTERS, "no_gold", RiskFilter("no_gold", drop_gold))
+    record = synthetic_records[0]
+    respond = lambda p: "3 March 2022" if "Comet on 3 March 2022" in p else "I do not know."  # noqa: E731
+    task = memory_task_for(record, model=mock_model(respond), score_answer=gold_scorer(record))
+    sel = await CMI(HashingEmbedder(), CMIConfig(k=4, risk_filter="no_gold")).select(task)
+    assert sel.picks == []
+    assert sel.details is not None and sel.details.model_dump()["risk_filter"] == "no_gold"
+    reasons = {c["key"]: c["reason"] for c in sel.details.model_dump()["candidates"]}
+    assert reasons["gold_00"] == "test filter: no gold"
+
+
+def test_an_unknown_filter_is_refused_before_any_sample():
+    with pytest.raises(ValueError, match="choose from label, evidence, none"):
+        CMIConfig(risk_filter="no_gold")

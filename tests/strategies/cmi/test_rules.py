@@ -1,0 +1,94 @@
+"""CMI's configuration, its choices by protocol, its rule and the pure decision."""
+
+from __future__ import annotations
+
+import pytest
+from cmi_inspect.errors import UserError
+from cmi_inspect.strategies.cmi import Candidate, CMIConfig, decide, rule_rejection
+from cmi_inspect.strategies.cmi.rules import Choices
+
+
+def candidate(key: str, rank: int, utility: float | None = None, stability: float | None = None) -> Candidate:
+    return Candidate(key=key, rank=rank, proposal_score=0.0, utility=utility, stability=stability)
+
+
+def test_names_are_checked_with_one_line_naming_the_choices():
+    with pytest.raises(UserError, match="Unknown prefer 'recency'; choose from utility, proposal"):
+        CMIConfig(prefer="recency")
+    with pytest.raises(UserError, match="Unknown ablation 'random'; choose from full, no_perturb"):
+        CMIConfig(ablation="random")
+    with pytest.raises(UserError, match="Unknown risk filter 'labels'; choose from label, evidence, none"):
+        CMIConfig(risk_filter="labels")
+    with pytest.raises(UserError, match="Unknown intervention scorer 'judge'; choose from gold, evidence"):
+        CMIConfig(intervention="judge")
+    with pytest.raises(UserError, match="k must be an integer of at least 1"):
+        CMIConfig(k=0)
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_a_boolean_risk_filter_is_a_bad_name(value):
+    with pytest.raises(UserError, match=f"Unknown risk filter {value}; choose from label, evidence, none"):
+        CMIConfig(risk_filter=value)  # type: ignore[arg-type]
+
+
+def test_k_may_be_given_as_text():
+    assert CMIConfig(k="4").k == 4  # type: ignore[arg-type]
+
+
+def test_the_budget_defaults_to_k():
+    assert CMIConfig(k=4).max_kept == 4
+    assert CMIConfig(k=4, budget=0).max_kept == 0
+
+
+def test_choices_follow_the_protocol_unless_named():
+    paper, blind = Choices.of(CMIConfig(), "paper"), Choices.of(CMIConfig(), "blind")
+    assert (paper.scorer.name, paper.risk.name, paper.reads_history) == ("gold", "label", False)
+    assert (blind.scorer.name, blind.risk.name, blind.reads_history) == ("evidence", "evidence", True)
+    named = Choices.of(CMIConfig(intervention="evidence", risk_filter="none"), "paper")
+    assert (named.scorer.name, named.risk.name, named.reads_history) == ("evidence", "none", True)
+
+
+def test_label_reading_choices_are_refused_only_where_labels_are_hidden():
+    Choices.of(CMIConfig(ablation="oracle", risk_filter="label"), "paper").refuse_label_reading()
+    Choices.of(CMIConfig(risk_filter="none", intervention="evidence"), "blind").refuse_label_reading()
+    with pytest.raises(UserError, match="blind protocol hides"):
+        Choices.of(CMIConfig(risk_filter="label"), "blind").refuse_label_reading()
+
+
+@pytest.mark.parametrize(("ablation", "utility", "stability", "reason"), [
+    ("full", 0.2, 0.1, None),
+    ("full", 0.0, 0.1, "utility +0.000 <= tau_u 0.0"),
+    ("full", 0.2, -0.1, "stability -0.100 < tau_s 0.0"),
+    ("utility_only", 0.2, None, None),
+    ("stability_only", None, 0.0, None),
+    ("stability_only", None, -0.5, "stability -0.500 < tau_s 0.0"),
+])
+def test_each_ablation_tests_what_it_says(ablation, utility, stability, reason):
+    c = candidate("a", 1, utility, stability)
+    assert rule_rejection(c, None, CMIConfig(ablation=ablation)) == reason
+
+
+def test_the_oracle_reads_only_the_label():
+    config = CMIConfig(ablation="oracle")
+    assert rule_rejection(candidate("a", 1), "useful", config) is None
+    assert rule_rejection(candidate("a", 1), "harmful", config) == "oracle: labelled harmful"
+
+
+def test_decide_fills_the_budget_by_utility_then_rank():
+    cands = [candidate("a", 1, 0.1), candidate("b", 2, 0.3), candidate("c", 3, 0.3), candidate("d", 4, 0.5)]
+    risky = "risk filter: labelled harmful"
+    decision = decide(cands, {"a": None, "b": None, "c": None, "d": risky}, "utility", 2)
+    assert decision.kept == ["b", "c"]
+    assert decision.reasons == {"a": "over budget", "b": "selected", "c": "selected", "d": risky}
+
+
+def test_decide_by_proposal_keeps_the_retrievers_order():
+    cands = [candidate("a", 1, 0.1), candidate("b", 2, 0.3), candidate("c", 3, 0.5)]
+    assert decide(cands, dict.fromkeys("abc"), "proposal", 2).kept == ["a", "b"]
+
+
+@pytest.mark.parametrize("budget", [0, -1])
+def test_decide_keeps_nothing_without_a_budget(budget):
+    cands = [candidate("a", 1, 0.1), candidate("b", 2, 0.3)]
+    decision = decide(cands, dict.fromkeys("ab"), "utility", budget)
+    assert decision.kept == [] and set(decision.reasons.values()) == {"over budget"}

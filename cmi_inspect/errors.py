@@ -9,6 +9,8 @@ traceback; ``tests/test_causal_locomo_task.py`` checks the one line).
 
 from __future__ import annotations
 
+import math
+
 try:
     from inspect_ai._util.error import PrerequisiteError
 except ImportError:  # pragma: no cover - only on an Inspect that moved it
@@ -46,3 +48,34 @@ def positive_int(name: str, value: object, minimum: int = 1) -> int:
         raise UserError(f"{name} must be an integer of at least {minimum}, got {value!r}.")
     return number
 
+
+
+def finite_float(
+    name: str, value: object, minimum: float | None = None, maximum: float | None = None
+) -> float:
+    """A real-number parameter within ``[minimum, maximum]``, from a number or its text
+    (``-S tau_u=1e-3`` reaches a solver as the string "1e-3"); never NaN or infinite."""
+    low = "-inf" if minimum is None else minimum
+    high = "inf" if maximum is None else maximum
+    bounds = f" in [{low}, {high}]"
+    try:
+        number = float(str(value)) if not isinstance(value, bool) else math.nan
+    except ValueError:
+        number = math.nan
+    if (
+        not math.isfinite(number)
+        or (minimum is not None and number < minimum)
+        or (maximum is not None and number > maximum)
+    ):
+        raise UserError(f"{name} must be a finite number{bounds}, got {value!r}.")
+    return number
+
+
+def flag(name: str, value: object) -> bool:
+    """A true/false parameter, from a boolean or its text."""
+    text = str(value).strip().lower()
+    if text in ("true", "1", "yes"):
+        return True
+    if text in ("false", "0", "no"):
+        return False
+    raise UserError(f"{name} must be true or false, got {value!r}.")

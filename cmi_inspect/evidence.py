@@ -253,7 +253,8 @@ def _most_relevant(
     A window whose dates overlap a date the request names ("on May 3, 2023")
     gains the weight of the request's rarest word: it is about the right time.
     """
-    query = set(content_words(without_dates(request)))
+    # in a fixed order, so that the sums below repeat bit for bit whatever the hash seed
+    query = list(dict.fromkeys(content_words(without_dates(request))))
     asked = date_spans(request)
     average = sum(sum(w.words.values()) for w in windows) / len(windows) if windows else 1.0
     rarest = max((idf.get(q, 0.0) for q in query), default=0.0)

@@ -135,6 +135,11 @@ def test_model_flag_swaps_the_response_model(tmp_path):
     (["--solver", "summary_memory", "-S", "mode=poem"], "Unknown summary mode 'poem'; choose from llm, concat."),
     (["--solver", "cmi", "-S", "ablation=random"], "Unknown ablation 'random'; choose from full, no_perturb,"),
     (["--solver", "cmi", "-S", "prefer=recency"], "Unknown prefer 'recency'; choose from utility, proposal."),
+    (["--solver", "cmi", "-S", "tau_u=nan"], "tau_u must be a finite number in [-inf, inf], got"),
+    (["--solver", "cmi", "-S", "tau_s=-inf"], "tau_s must be a finite number in [-inf, inf], got"),
+    (["--solver", "cmi", "-S", "tau_u=.nan"], "tau_u must be a finite number in [-inf, inf], got"),
+    (["--solver", "cmi", "-S", "budget=abc"], "budget must be an integer of at least 1, got 'abc'."),
+    (["--solver", "cmi", "-S", "budget=0"], "budget must be an integer of at least 1, got 0."),
 ])
 def test_user_errors_are_one_line_without_traceback(tmp_path, args, message):
     result = run_inspect_eval(tmp_path, "--model", "fixed_latency/0", "--limit", "1", *args, check=False,

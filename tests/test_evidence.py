@@ -69,3 +69,26 @@ def test_word_overlap_flags_one_value_edits():
     a = "Tomasz hiked up the Rysy peak with his sister Ola."
     assert word_overlap(a, "Tomasz hiked up the Rysy peak with his neighbour Marek.") >= 0.5
     assert word_overlap(a, "Ines keeps ferns on her shaded balcony.") == 0.0
+
+
+def test_support_is_the_same_bit_for_bit_whatever_the_hash_seed(release_file):
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    script = (
+        "import json; from cmi_inspect.data import load_records; from cmi_inspect.evidence import BlindEvidence\n"
+        f"records = load_records({str(release_file)!r})[:30]\n"
+        "out = []\n"
+        "for r in records:\n"
+        "    ev = BlindEvidence(r.current_task.instruction, r.past_sessions)\n"
+        "    out.append([w.relevance for w in ev.windows] + [ev.support(m.content).score for m in r.memory_bank])\n"
+        "print(json.dumps(out))\n"
+    )
+    runs = {
+        subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True,
+                       env={**__import__("os").environ, "PYTHONHASHSEED": seed}).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(runs) == 1 and runs.pop().startswith("[[")

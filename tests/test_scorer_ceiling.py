@@ -20,7 +20,7 @@ def respond(prompt: str) -> str:
 
 
 @pytest.mark.parametrize("config", [
-    {}, {"budget": 1}, {"budget": 1, "prefer": "proposal"}, {"budget": 0}, {"tau_s": 0.5},
+    {}, {"budget": 1}, {"budget": 1, "prefer": "proposal"}, {"budget": 2}, {"tau_s": 0.5},
 ])
 async def test_replaying_with_the_runs_scorer_keeps_what_the_run_kept(synthetic_records, config):
     record = synthetic_records[0]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from cmi_inspect.errors import choose, positive_int
+from cmi_inspect.errors import choose, finite_float, flag, positive_int
 from cmi_inspect.strategies.cmi.diagnostics import Candidate
 from cmi_inspect.strategies.cmi.profiles import PROFILES, Profile
 from cmi_inspect.strategies.cmi.risk import RiskFilter, risk_filter
@@ -125,6 +125,15 @@ class CMIConfig:
         choose("ablation", self.ablation, tuple(ABLATIONS))
         choose("prefer", self.prefer, tuple(PREFER))
         object.__setattr__(self, "k", positive_int("k", self.k))
+        object.__setattr__(self, "tau_u", finite_float("tau_u", self.tau_u))
+        object.__setattr__(self, "tau_s", finite_float("tau_s", self.tau_s))
+        if self.budget is not None:
+            object.__setattr__(self, "budget", positive_int("budget", self.budget))
+        object.__setattr__(self, "lazy_perturb", flag("lazy_perturb", self.lazy_perturb))
+        similarity = finite_float("conflict_similarity", self.conflict_similarity, -1.0, 1.0)
+        object.__setattr__(self, "conflict_similarity", similarity)
+        overlap = finite_float("conflict_overlap", self.conflict_overlap, 0.0, 1.0)
+        object.__setattr__(self, "conflict_overlap", overlap)
         if self.risk_filter is not None:
             risk_filter(self.risk_filter)
         if self.intervention is not None:

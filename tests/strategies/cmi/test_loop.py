@@ -116,11 +116,6 @@ async def test_budget(synthetic_records):
     assert reasons == ["over budget", "selected"]
 
 
-async def test_budget_zero_keeps_nothing(synthetic_records):
-    sel = await run(synthetic_records[0], budget=0)
-    assert sel.picks == [] and by_key(sel)["gold_00"]["reason"] == "over budget"
-
-
 async def test_prefer_proposal_fills_the_budget_by_rank_not_utility(synthetic_records):
     record = synthetic_records[0]
 

@@ -37,7 +37,32 @@ def test_k_may_be_given_as_text():
 
 def test_the_budget_defaults_to_k():
     assert CMIConfig(k=4).max_kept == 4
-    assert CMIConfig(k=4, budget=0).max_kept == 0
+    assert CMIConfig(k=4, budget=1).max_kept == 1
+
+
+@pytest.mark.parametrize(("field", "value", "parsed"), [
+    ("tau_u", "1e-3", 0.001),  # Inspect hands "-S tau_u=1e-3" over as text
+    ("tau_s", "0.5", 0.5),
+    ("budget", "2", 2),
+    ("lazy_perturb", "true", True),
+])  # fmt: skip
+def test_solver_arguments_given_as_text_are_parsed_once(field, value, parsed):
+    assert getattr(CMIConfig(**{field: value}), field) == parsed
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("tau_u", "nan", "tau_u must be a finite number"),
+    ("tau_u", ".nan", "tau_u must be a finite number"),
+    ("tau_s", "-inf", "tau_s must be a finite number"),
+    ("budget", "abc", "budget must be an integer of at least 1"),
+    ("budget", 0, "budget must be an integer of at least 1"),  # would select nothing, paying for every call
+    ("budget", -1, "budget must be an integer of at least 1"),
+    ("lazy_perturb", "perhaps", "lazy_perturb must be true or false"),
+    ("conflict_overlap", 2.0, r"conflict_overlap must be a finite number in \[0.0, 1.0\]"),
+])  # fmt: skip
+def test_a_bad_solver_argument_is_one_line_naming_it_and_the_range(field, value, message):
+    with pytest.raises(UserError, match=message):
+        CMIConfig(**{field: value})
 
 
 def test_choices_follow_the_protocol_unless_named():

@@ -124,8 +124,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cmi-inspect {args.command}: {ex}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"cmi-inspect {args.command}: interrupted; run the same command again to "
-              "resume (finished samples are kept).", file=sys.stderr)
+        print(
+            f"cmi-inspect {args.command}: interrupted; run the same command again to "
+            "resume (finished samples are kept).",
+            file=sys.stderr,
+        )
         return 130
 
 
@@ -185,8 +188,7 @@ def judge_audit_section(path: Path) -> str:
     return (
         "## How far to trust the judge\n\nThe judge share (0.3) of the task score, audited "
         "with answers of known correctness (`cmi-inspect judge-audit`): vague_wrong, "
-        "specific_wrong and adversarial acceptance are false accepts.\n\n"
-        + format_audit(result)
+        "specific_wrong and adversarial acceptance are false accepts.\n\n" + format_audit(result)
     )
 
 

@@ -49,7 +49,6 @@ def positive_int(name: str, value: object, minimum: int = 1) -> int:
     return number
 
 
-
 def finite_float(
     name: str, value: object, minimum: float | None = None, maximum: float | None = None
 ) -> float:

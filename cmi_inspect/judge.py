@@ -30,9 +30,7 @@ class Verdict:
     error: str | None = None
 
 
-def judge_prompt(
-    request: str, gold_behavior: str, criteria: ScoringCriteria, response: str
-) -> str:
+def judge_prompt(request: str, gold_behavior: str, criteria: ScoringCriteria, response: str) -> str:
     criteria_json = json.dumps(criteria.model_dump(mode="json"), ensure_ascii=False)
     return (
         "You grade one answer of an assistant that had access to a memory of "

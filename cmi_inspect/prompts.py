@@ -35,9 +35,7 @@ def memory_line(key: str, content: str, scope: str | None = None, label: str | N
     return text
 
 
-_NOTE_LINE = re.compile(
-    r"^- \[[^\]]+\] (.*?)(?: \[scope: [^\]]*\])?(?: \[label: [^\]]*\])?$", re.M
-)
+_NOTE_LINE = re.compile(r"^- \[[^\]]+\] (.*?)(?: \[scope: [^\]]*\])?(?: \[label: [^\]]*\])?$", re.M)
 
 
 def note_contents(prompt: str) -> list[str]:

@@ -66,8 +66,7 @@ def memory_view(
     keys = blind_keys(example_id, bank)
     dates = blind_timestamps(example_id, bank, session_timestamps)
     view = [
-        Memory(keys[m.memory_id], strip_answer_suffix(m.content), dates[m.memory_id])
-        for m in bank
+        Memory(keys[m.memory_id], strip_answer_suffix(m.content), dates[m.memory_id]) for m in bank
     ]
     return sorted(view, key=lambda m: int(m.key[1:]))
 

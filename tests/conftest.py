@@ -56,8 +56,11 @@ def mock_model(respond: Responder, prompts: list[str] | None = None, role: str |
         if inspect.isawaitable(answer):
             answer = await answer
         out = ModelOutput.from_content(model="mockllm", content=answer)
-        out.usage = ModelUsage(input_tokens=len(prompt.split()), output_tokens=len(answer.split()),
-                               total_tokens=len(prompt.split()) + len(answer.split()))
+        out.usage = ModelUsage(
+            input_tokens=len(prompt.split()),
+            output_tokens=len(answer.split()),
+            total_tokens=len(prompt.split()) + len(answer.split()),
+        )
         return out
 
     return get_model("mockllm/model", custom_outputs=outputs, memoize=False)
@@ -69,8 +72,10 @@ def _pinned_or_skip(find: Callable[[], Path], what: str) -> Path:
     try:
         return find()
     except DataError:
-        pytest.skip(f"needs {what}: set {DATA_DIR_ENV} to a copy of the data folder "
-                    "(README, 'Data') or allow its pinned download")
+        pytest.skip(
+            f"needs {what}: set {DATA_DIR_ENV} to a copy of the data folder "
+            "(README, 'Data') or allow its pinned download"
+        )
 
 
 def require_data(*args: object) -> None:
@@ -152,8 +157,12 @@ def memory_task_for(record, protocol: str = "paper", model: Model | None = None,
 
     return MemoryTask(
         request=record.current_task.instruction,
-        memories=memory_view(record.example_id, record.memory_bank, protocol,  # type: ignore[arg-type]
-                             [s.timestamp for s in record.past_sessions]),
+        memories=memory_view(
+            record.example_id,
+            record.memory_bank,
+            protocol,  # type: ignore[arg-type]
+            [s.timestamp for s in record.past_sessions],
+        ),
         sessions=sorted(record.past_sessions, key=lambda s: s.timestamp),
         protocol=protocol,  # type: ignore[arg-type]
         model=model or mock_model(lambda p: "I do not know."),

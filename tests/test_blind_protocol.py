@@ -64,9 +64,14 @@ def canary_file(tmp_path):
         record["gold_memory_ids"] = [ids[0]]
         record["bad_memory_ids"] = ids[1:]
         c = record["scoring_criteria"]
-        c.update(expected_answer="CANARYANSWER", answer_aliases=["CANARYALIAS"], must_include=["CANARYMUST"],
-                 must_not_include=["CANARYMUSTNOT"], judge_instructions="CANARYJUDGE",
-                 adversarial_answer="CANARYADVERSARIAL")
+        c.update(
+            expected_answer="CANARYANSWER",
+            answer_aliases=["CANARYALIAS"],
+            must_include=["CANARYMUST"],
+            must_not_include=["CANARYMUSTNOT"],
+            judge_instructions="CANARYJUDGE",
+            adversarial_answer="CANARYADVERSARIAL",
+        )
         record["gold_behavior"] = "CANARYBEHAVIOUR"
         lines.append(json.dumps(record))
     path = tmp_path / "canary.jsonl"
@@ -98,13 +103,16 @@ def test_cmi_with_the_gold_scorer_refuses_blind(tmp_path):
 
 def _leaks(record: dict, prompt: str) -> list[str]:
     """Label-bearing or answer-key strings in the prompt that the visible text does not contain."""
-    visible = "\n".join([record["current_task"]["instruction"],
-                         *(strip_answer_suffix(m["content"]) for m in record["memory_bank"]),
-                         *(s["content"] for s in record["past_sessions"])]).lower()
+    visible = "\n".join(
+        [
+            record["current_task"]["instruction"],
+            *(strip_answer_suffix(m["content"]) for m in record["memory_bank"]),
+            *(s["content"] for s in record["past_sessions"]),
+        ]
+    ).lower()
     secrets = {"useful", "irrelevant", "harmful", "[label:", record["gold_behavior"]}
     for m in record["memory_bank"]:
-        secrets |= {m["memory_id"], m["type"], m["causal_role"], m["expected_effect"],
-                    json.dumps(m["derivation"])}
+        secrets |= {m["memory_id"], m["type"], m["causal_role"], m["expected_effect"], json.dumps(m["derivation"])}
     c = record["scoring_criteria"]
     secrets |= {c["expected_answer"], *c["answer_aliases"], c["judge_instructions"]}
     return [s for s in secrets if s and s.lower() in prompt.lower() and s.lower() not in visible]
@@ -117,8 +125,12 @@ def test_release_prompts_carry_nothing_beyond_visible_text(name, tmp_path, real_
 
     def source(prompt: str) -> dict:
         # an answer prompt carries the question; the summary request, the whole bank
-        return next(r for r in records if f"Question: {r['current_task']['instruction']}\n" in prompt
-                    or all(strip_answer_suffix(m["content"]) in prompt for m in r["memory_bank"]))
+        return next(
+            r
+            for r in records
+            if f"Question: {r['current_task']['instruction']}\n" in prompt
+            or all(strip_answer_suffix(m["content"]) in prompt for m in r["memory_bank"])
+        )
 
     prompts = capture(SOLVERS[name](), tmp_path)
     assert len(prompts) >= 87

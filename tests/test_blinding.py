@@ -17,9 +17,7 @@ def _memory(memory_id: str, label: str, timestamp: int, content: str = "") -> Me
 
 def test_both_suffix_forms_are_removed_and_the_rest_kept_byte_for_byte():
     temporal = "Jon lost his job on 19 January, 2023 (said “yesterday”). "
-    assert strip_answer_suffix(temporal + "Resolved temporal answer: 19 January, 2023.") == (
-        temporal.rstrip()
-    )
+    assert strip_answer_suffix(temporal + "Resolved temporal answer: 19 January, 2023.") == (temporal.rstrip())
     other = "Nate plays with teammates. Resolved answer for the current question: C. S.Lewis.."
     assert strip_answer_suffix(other) == "Nate plays with teammates."
 

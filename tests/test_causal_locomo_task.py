@@ -30,7 +30,11 @@ def run_inspect_eval(
     env = {k: v for k, v in os.environ.items() if k not in ("INSPECT_EVAL_MODEL", "INSPECT_LOG_DIR")}
     return subprocess.run(
         [INSPECT, "eval", "tasks/causal_locomo.py", "--log-dir", str(tmp_path), "--display", display, *args],
-        cwd=REPO, env={**env, "PWD": str(REPO)}, check=check, capture_output=True, text=True,
+        cwd=REPO,
+        env={**env, "PWD": str(REPO)},
+        check=check,
+        capture_output=True,
+        text=True,
     )
 
 
@@ -52,8 +56,11 @@ def test_no_memory_on_the_default_local_model(tmp_path):
     log = inspect_eval(tmp_path, "--solver", "no_memory", "--limit", "2")
     assert log.eval.model == "gguf/smollm2"
     assert log.eval.solver == "no_memory"
-    assert log.eval.metadata == {"answer_prompt": PROMPT_VERSION, "judge_prompt": JUDGE_PROMPT_VERSION,
-                                 "data_sha256": CAUSAL_LOCOMO_SHA256}
+    assert log.eval.metadata == {
+        "answer_prompt": PROMPT_VERSION,
+        "judge_prompt": JUDGE_PROMPT_VERSION,
+        "data_sha256": CAUSAL_LOCOMO_SHA256,
+    }
     assert log.eval.task_version == f"{TASK_VERSION}-{log.eval.metadata['data_sha256'][:12]}"
     assert [s.id for s in samples_of(log)] == ["conv-26_qa_0000", "conv-30_qa_0000"]
     for sample in samples_of(log):
@@ -74,13 +81,16 @@ def test_full_history_records_the_whole_bank(tmp_path):
 
 
 @SLOW
-@pytest.mark.parametrize(("solver", "args", "expected"), [
-    ("summary_memory", [], "bank"),
-    ("vector_memory", [], 3),
-    ("vector_memory", ["-S", "top_k=2"], 2),
-    ("graph_memory", [], 3),
-    ("reflection_memory", ["-S", "top_k=1"], 1),
-])
+@pytest.mark.parametrize(
+    ("solver", "args", "expected"),
+    [
+        ("summary_memory", [], "bank"),
+        ("vector_memory", [], 3),
+        ("vector_memory", ["-S", "top_k=2"], 2),
+        ("graph_memory", [], 3),
+        ("reflection_memory", ["-S", "top_k=1"], 1),
+    ],
+)
 def test_bank_strategies(tmp_path, solver, args, expected):
     log = inspect_eval(tmp_path, "--solver", solver, "--limit", "2", *args)
     if args:
@@ -124,26 +134,30 @@ def test_model_flag_swaps_the_response_model(tmp_path):
 
 
 @SLOW  # thirteen inspect eval processes
-@pytest.mark.parametrize(("args", "message"), [
-    (["-T", "protocol=open"], "Unknown protocol 'open'; choose from paper, blind."),
-    (["-T", "dataset=big"], "Unknown dataset 'big'; choose from release, xl."),
-    (["-T", "task_families=trivia"], "Unknown task families ['trivia']"),
-    (["-T", "data_file=missing.jsonl"], "No such data file:"),
-    (["--solver", "vector_memory", "-S", "top_k=-1"], "top_k must be an integer of at least 1, got -1."),
-    (["--solver", "graph_memory", "-S", "top_k=abc"], "top_k must be an integer of at least 1, got 'abc'."),
-    (["--solver", "vector_memory", "-S", "embedder=bert"], "Unknown embedder 'bert'; choose from"),
-    (["--solver", "summary_memory", "-S", "mode=poem"], "Unknown summary mode 'poem'; choose from llm, concat."),
-    (["--solver", "cmi", "-S", "ablation=random"], "Unknown ablation 'random'; choose from full, no_perturb,"),
-    (["--solver", "cmi", "-S", "prefer=recency"], "Unknown prefer 'recency'; choose from utility, proposal."),
-    (["--solver", "cmi", "-S", "tau_u=nan"], "tau_u must be a finite number in [-inf, inf], got"),
-    (["--solver", "cmi", "-S", "tau_s=-inf"], "tau_s must be a finite number in [-inf, inf], got"),
-    (["--solver", "cmi", "-S", "tau_u=.nan"], "tau_u must be a finite number in [-inf, inf], got"),
-    (["--solver", "cmi", "-S", "budget=abc"], "budget must be an integer of at least 1, got 'abc'."),
-    (["--solver", "cmi", "-S", "budget=0"], "budget must be an integer of at least 1, got 0."),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-T", "protocol=open"], "Unknown protocol 'open'; choose from paper, blind."),
+        (["-T", "dataset=big"], "Unknown dataset 'big'; choose from release, xl."),
+        (["-T", "task_families=trivia"], "Unknown task families ['trivia']"),
+        (["-T", "data_file=missing.jsonl"], "No such data file:"),
+        (["--solver", "vector_memory", "-S", "top_k=-1"], "top_k must be an integer of at least 1, got -1."),
+        (["--solver", "graph_memory", "-S", "top_k=abc"], "top_k must be an integer of at least 1, got 'abc'."),
+        (["--solver", "vector_memory", "-S", "embedder=bert"], "Unknown embedder 'bert'; choose from"),
+        (["--solver", "summary_memory", "-S", "mode=poem"], "Unknown summary mode 'poem'; choose from llm, concat."),
+        (["--solver", "cmi", "-S", "ablation=random"], "Unknown ablation 'random'; choose from full, no_perturb,"),
+        (["--solver", "cmi", "-S", "prefer=recency"], "Unknown prefer 'recency'; choose from utility, proposal."),
+        (["--solver", "cmi", "-S", "tau_u=nan"], "tau_u must be a finite number in [-inf, inf], got"),
+        (["--solver", "cmi", "-S", "tau_s=-inf"], "tau_s must be a finite number in [-inf, inf], got"),
+        (["--solver", "cmi", "-S", "tau_u=.nan"], "tau_u must be a finite number in [-inf, inf], got"),
+        (["--solver", "cmi", "-S", "budget=abc"], "budget must be an integer of at least 1, got 'abc'."),
+        (["--solver", "cmi", "-S", "budget=0"], "budget must be an integer of at least 1, got 0."),
+    ],
+)
 def test_user_errors_are_one_line_without_traceback(tmp_path, args, message):
-    result = run_inspect_eval(tmp_path, "--model", "fixed_latency/0", "--limit", "1", *args, check=False,
-                              display="plain")  # "none" would print nothing at all
+    result = run_inspect_eval(
+        tmp_path, "--model", "fixed_latency/0", "--limit", "1", *args, check=False, display="plain"
+    )  # "none" would print nothing at all
     printed = result.stdout + result.stderr
     assert result.returncode != 0 and "Traceback" not in printed, printed
     # the message alone, perhaps wrapped by the terminal, and Inspect's monitor hint
@@ -152,13 +166,28 @@ def test_user_errors_are_one_line_without_traceback(tmp_path, args, message):
 
 
 @SLOW
-@pytest.mark.parametrize(("args", "message"), [
-    (["-S", "intervention=gold"], "choose the label-free -S intervention=evidence"),
-    (["-S", "risk_filter=label"], "blind protocol hides; choose from evidence, none"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-S", "intervention=gold"], "choose the label-free -S intervention=evidence"),
+        (["-S", "risk_filter=label"], "blind protocol hides; choose from evidence, none"),
+    ],
+)
 def test_a_label_reading_cmi_under_blind_stops_before_the_run(tmp_path, args, message):
-    result = run_inspect_eval(tmp_path, "--model", "fixed_latency/0", "--limit", "2", "-T", "protocol=blind",
-                              "--solver", "cmi", *args, check=False, display="plain")
+    result = run_inspect_eval(
+        tmp_path,
+        "--model",
+        "fixed_latency/0",
+        "--limit",
+        "2",
+        "-T",
+        "protocol=blind",
+        "--solver",
+        "cmi",
+        *args,
+        check=False,
+        display="plain",
+    )
     printed = result.stdout + result.stderr
     assert result.returncode != 0 and "Traceback" not in printed, printed
     assert message in " ".join(printed.split())
@@ -175,8 +204,17 @@ def test_a_missing_gguf_file_is_one_line(tmp_path):
 def test_a_file_that_is_not_gguf_is_one_line_and_a_failure(tmp_path):
     fake = tmp_path / "model.gguf"
     fake.write_text("not a model")
-    result = run_inspect_eval(tmp_path, "--model", f"gguf/{fake}", "-T", f"data_file={SYNTHETIC}",
-                              "--limit", "1", check=False, display="plain")
+    result = run_inspect_eval(
+        tmp_path,
+        "--model",
+        f"gguf/{fake}",
+        "-T",
+        f"data_file={SYNTHETIC}",
+        "--limit",
+        "1",
+        check=False,
+        display="plain",
+    )
     printed = " ".join((result.stdout + result.stderr).split())
     assert result.returncode != 0 and "Traceback" not in printed
     assert f"{fake} is not a GGUF file" in printed
@@ -189,14 +227,36 @@ def test_a_relative_data_file_is_read_from_where_the_command_ran(tmp_path):
 
 
 def test_the_log_names_its_strategy_protocol_and_arguments(tmp_path):
-    log = inspect_eval(tmp_path, "--solver", "graph_memory", "-S", "top_k=2", "-T", "protocol=blind",
-                       "--model", "fixed_latency/0", "--limit", "1")
+    log = inspect_eval(
+        tmp_path,
+        "--solver",
+        "graph_memory",
+        "-S",
+        "top_k=2",
+        "-T",
+        "protocol=blind",
+        "--model",
+        "fixed_latency/0",
+        "--limit",
+        "1",
+    )
     assert log.eval.tags == ["graph_memory", "protocol=blind", "top_k=2"]  # View's log list shows tags
 
 
 def test_xl_end_to_end_on_a_few_samples(tmp_path):
-    log = inspect_eval(tmp_path, "-T", "dataset=xl", "--solver", "cmi", "-T", "protocol=blind",
-                       "--model", "fixed_latency/0", "--limit", "3")
+    log = inspect_eval(
+        tmp_path,
+        "-T",
+        "dataset=xl",
+        "--solver",
+        "cmi",
+        "-T",
+        "protocol=blind",
+        "--model",
+        "fixed_latency/0",
+        "--limit",
+        "3",
+    )
     samples = samples_of(log)
     assert len(samples) == 3 and log.eval.tags == ["cmi", "protocol=blind", "dataset=xl"]
     assert len({s.metadata["task_family"] for s in samples}) > 1  # a prefix is stratified
@@ -208,8 +268,21 @@ def test_xl_end_to_end_on_a_few_samples(tmp_path):
 def test_the_log_header_leads_with_the_mean_task_score_and_names_the_strategy(tmp_path):
     from inspect_ai.analysis import evals_df
 
-    run_inspect_eval(tmp_path, "--solver", "cmi", "-S", "ablation=no_perturb", "-T", "protocol=blind",
-                     "-T", f"data_file={SYNTHETIC}", "--model", "fixed_latency/0", "--limit", "3")
+    run_inspect_eval(
+        tmp_path,
+        "--solver",
+        "cmi",
+        "-S",
+        "ablation=no_perturb",
+        "-T",
+        "protocol=blind",
+        "-T",
+        f"data_file={SYNTHETIC}",
+        "--model",
+        "fixed_latency/0",
+        "--limit",
+        "3",
+    )
     [path] = tmp_path.glob("*.eval")
     header = read_eval_log(str(path), header_only=True)
     assert header.status == "success" and header.results is not None and header.samples is None

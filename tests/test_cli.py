@@ -12,21 +12,40 @@ from conftest import REPO, SYNTHETIC
 def test_run_then_report(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(REPO)
     logs, out = tmp_path / "logs", tmp_path / "report"
-    assert main(["run", str(logs), "--model", "fixed_latency/0", "--strategies", "vector_memory,graph_memory",
-                 "-T", f"data_file={SYNTHETIC}"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                str(logs),
+                "--model",
+                "fixed_latency/0",
+                "--strategies",
+                "vector_memory,graph_memory",
+                "-T",
+                f"data_file={SYNTHETIC}",
+            ]
+        )
+        == 0
+    )
     assert main(["report", str(logs), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "| vector_memory | fixed_latency/0 | paper | 3 | 0 |" in printed
     assert "| graph_memory | fixed_latency/0 | paper | 3 | 0 |" in printed
-    assert {p.name for p in out.iterdir()} == {"report.md", "report.json", "accuracy_robustness.png",
-                                               "utility_by_label.png"}
+    assert {p.name for p in out.iterdir()} == {
+        "report.md",
+        "report.json",
+        "accuracy_robustness.png",
+        "utility_by_label.png",
+    }
 
 
 def test_report_reads_only_the_logs(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(REPO)
     logs = tmp_path / "logs"
-    assert main(["run", str(logs), "--model", "fixed_latency/0", "--strategies", "cmi",
-                 "-T", f"data_file={SYNTHETIC}"]) == 0
+    assert (
+        main(["run", str(logs), "--model", "fixed_latency/0", "--strategies", "cmi", "-T", f"data_file={SYNTHETIC}"])
+        == 0
+    )
     capsys.readouterr()
     # no data anywhere: CMI's Table 3 takes the labels from the samples' metadata
     monkeypatch.delenv(data.DATA_DIR_ENV, raising=False)

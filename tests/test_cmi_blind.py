@@ -36,9 +36,15 @@ def canary_file(tmp_path) -> str:
             if m["label"] == "useful":
                 m["content"] = f"{m['content']} {SUFFIX}"
         c = record["scoring_criteria"]
-        c.update(expected_answer="CANARYANSWER", answer_aliases=["CANARYALIAS"], must_include=["CANARYMUST"],
-                 must_not_include=["CANARYMUSTNOT"], judge_instructions="CANARYJUDGE",
-                 adversarial_answer="CANARYADVERSARIAL", style="CANARYSTYLE")
+        c.update(
+            expected_answer="CANARYANSWER",
+            answer_aliases=["CANARYALIAS"],
+            must_include=["CANARYMUST"],
+            must_not_include=["CANARYMUSTNOT"],
+            judge_instructions="CANARYJUDGE",
+            adversarial_answer="CANARYADVERSARIAL",
+            style="CANARYSTYLE",
+        )
         record["gold_behavior"] = "CANARYBEHAVIOUR"
         lines.append(json.dumps(record))
     path = tmp_path / "canary.jsonl"
@@ -65,8 +71,11 @@ def test_blind_cmi_on_the_release_prompts_only_visible_text(tmp_path, real_recor
     visible = "\n".join(
         text
         for r in real_records
-        for text in (r.current_task.instruction, *(m.content for m in r.memory_bank),
-                     *(s.content for s in r.past_sessions))
+        for text in (
+            r.current_task.instruction,
+            *(m.content for m in r.memory_bank),
+            *(s.content for s in r.past_sessions),
+        )
     ).lower()
     prompts: list[str] = []
     log = run_blind(cmi(embedder="hashing"), tmp_path, prompts)
@@ -74,25 +83,36 @@ def test_blind_cmi_on_the_release_prompts_only_visible_text(tmp_path, real_recor
     text = "\n".join(prompts).lower()
     assert "resolved temporal answer" not in text and "resolved answer for" not in text
     for r in real_records:
-        secrets = {r.gold_behavior, r.scoring_criteria.expected_answer, *r.scoring_criteria.answer_aliases,
-                   *(m.memory_id for m in r.memory_bank), *(m.type for m in r.memory_bank)}
+        secrets = {
+            r.gold_behavior,
+            r.scoring_criteria.expected_answer,
+            *r.scoring_criteria.answer_aliases,
+            *(m.memory_id for m in r.memory_bank),
+            *(m.type for m in r.memory_bank),
+        }
         leaked = [s for s in secrets if s and s.lower() in text and s.lower() not in visible]
         assert leaked == [], r.example_id
 
 
-@pytest.mark.parametrize(("args", "choices"), [
-    ({"intervention": "judge"}, "choose from gold, evidence"),
-    ({"risk_filter": "labels"}, "choose from label, evidence, none"),
-])
+@pytest.mark.parametrize(
+    ("args", "choices"),
+    [
+        ({"intervention": "judge"}, "choose from gold, evidence"),
+        ({"risk_filter": "labels"}, "choose from label, evidence, none"),
+    ],
+)
 def test_unknown_choices_name_the_choices(args, choices):
     with pytest.raises(UserError, match=choices):
         cmi(**args)
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    ({"intervention": "gold"}, "choose the label-free -S intervention=evidence"),
-    ({"risk_filter": "label"}, "blind protocol hides; choose from evidence, none"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"intervention": "gold"}, "choose the label-free -S intervention=evidence"),
+        ({"risk_filter": "label"}, "blind protocol hides; choose from evidence, none"),
+    ],
+)
 def test_gold_reading_choices_refuse_blind(args, message, tmp_path):
     log = run_blind(cmi(embedder="hashing", **args), tmp_path, data_file=str(SYNTHETIC))
     assert log.status == "error"

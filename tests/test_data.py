@@ -17,8 +17,12 @@ from conftest import SYNTHETIC
 def test_release_statistics(real_records):
     assert len(real_records) == 87
     families = Counter(r.task_family for r in real_records)
-    assert families == {"temporal_memory_qa": 46, "multi_evidence_memory_qa": 25,
-                        "inferential_memory_qa": 14, "factual_memory_qa": 2}
+    assert families == {
+        "temporal_memory_qa": 46,
+        "multi_evidence_memory_qa": 25,
+        "inferential_memory_qa": 14,
+        "factual_memory_qa": 2,
+    }
     labels = Counter(m.label for r in real_records for m in r.memory_bank)
     assert labels == {"useful": 89, "irrelevant": 348, "harmful": 54}
     assert sum(len(r.past_sessions) for r in real_records) == 432
@@ -51,18 +55,30 @@ def _edited(tmp_path: Path, line: int, edit) -> Path:
     return _write_lines(tmp_path, lines)
 
 
-@pytest.mark.parametrize(("line", "edit", "message"), [
-    (2, lambda r: r["current_task"].pop("instruction"),
-     r"line 3, field 'current_task.instruction': Field required"),
-    (0, lambda r: r["memory_bank"][2].update(label="helpful"), r"line 1, field 'memory_bank\[2\].label'"),
-    (0, lambda r: r["scoring_criteria"].update(max_words="sixty"),
-     r"line 1, field 'scoring_criteria.max_words'"),
-    (0, lambda r: r.update(gold_memory_ids=["gold_99"]),
-     r"line 1, field 'gold_memory_ids\[0\]': 'gold_99' is not in memory_bank"),
-    (1, lambda r: r["memory_bank"][1].update(memory_id="gold_00"),
-     r"line 2, field 'memory_bank\[1\].memory_id': duplicate"),
-    (2, lambda r: r.update(task_family="bogus"), r"line 3, field 'task_family': Input should be"),
-], ids=["missing field", "bad label", "wrong type", "unknown gold id", "duplicate memory id", "unknown family"])
+@pytest.mark.parametrize(
+    ("line", "edit", "message"),
+    [
+        (
+            2,
+            lambda r: r["current_task"].pop("instruction"),
+            r"line 3, field 'current_task.instruction': Field required",
+        ),
+        (0, lambda r: r["memory_bank"][2].update(label="helpful"), r"line 1, field 'memory_bank\[2\].label'"),
+        (0, lambda r: r["scoring_criteria"].update(max_words="sixty"), r"line 1, field 'scoring_criteria.max_words'"),
+        (
+            0,
+            lambda r: r.update(gold_memory_ids=["gold_99"]),
+            r"line 1, field 'gold_memory_ids\[0\]': 'gold_99' is not in memory_bank",
+        ),
+        (
+            1,
+            lambda r: r["memory_bank"][1].update(memory_id="gold_00"),
+            r"line 2, field 'memory_bank\[1\].memory_id': duplicate",
+        ),
+        (2, lambda r: r.update(task_family="bogus"), r"line 3, field 'task_family': Input should be"),
+    ],
+    ids=["missing field", "bad label", "wrong type", "unknown gold id", "duplicate memory id", "unknown family"],
+)
 def test_bad_field_names_file_line_and_field(tmp_path, line, edit, message):
     path = _edited(tmp_path, line, edit)
     with pytest.raises(DataError, match=rf"{path}, {message}"):
@@ -162,7 +178,9 @@ def test_session_text_reads_back_as_its_turns():
 
 def test_a_line_that_is_not_a_turn_continues_the_last_one():
     assert session_turns("header\nD1:1 Ines: I ran\n  a marathon\n\nD1:2 Tomasz: wow") == [
-        Turn("D1:1", "Ines", "I ran a marathon"), Turn("D1:2", "Tomasz", "wow")]
+        Turn("D1:1", "Ines", "I ran a marathon"),
+        Turn("D1:2", "Tomasz", "wow"),
+    ]
 
 
 def test_release_sessions_read_as_turns(real_records):

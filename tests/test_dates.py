@@ -118,8 +118,16 @@ def test_counted_back_reads_the_words_before_a_date():
 
 @pytest.mark.parametrize(
     "offset",
-    [Offset("day", count=(3, 3)), Offset("day", count=FEW), Offset("week"), Offset("week", count=(2, 2)),
-     Offset("weekend"), Offset("friday"), Offset("month", count=(2, 2)), Offset("year")],
+    [
+        Offset("day", count=(3, 3)),
+        Offset("day", count=FEW),
+        Offset("week"),
+        Offset("week", count=(2, 2)),
+        Offset("weekend"),
+        Offset("friday"),
+        Offset("month", count=(2, 2)),
+        Offset("year"),
+    ],
 )
 def test_what_a_memory_writes_reads_back_as_the_same_days(offset):
     written = offset.written(SUNDAY)
@@ -156,8 +164,10 @@ def test_the_scorer_reads_overlapping_expressions():
 
 
 def test_restated_phrases_never_overlap():
-    text = ("This past weekend and last weekend, a few days ago, a day ago, last night, "
-            "next week, last Monday, 3 months ago, last year, tonight, this morning, tomorrow")
+    text = (
+        "This past weekend and last weekend, a few days ago, a day ago, last night, "
+        "next week, last Monday, 3 months ago, last year, tonight, this morning, tomorrow"
+    )
     found = sorted(relative_dates(text, SUNDAY, RESTATED), key=lambda r: r.start)
     assert len(found) == 12
     assert all(a.end <= b.start for a, b in zip(found, found[1:], strict=False))

@@ -46,9 +46,10 @@ def test_the_history_exposes_a_swapped_value_and_a_denial(records):
     hike = evidence_for(records["lf_0001"])
     assert hike.support("With his sister Ola.").score > hike.support("With his neighbour Marek.").score
     kayak = evidence_for(records["lf_0002"])
-    assert kayak.support("She loves paddling on the river.").score > kayak.support(
-        "She regrets buying it and avoids the river."
-    ).score
+    assert (
+        kayak.support("She loves paddling on the river.").score
+        > kayak.support("She regrets buying it and avoids the river.").score
+    )
 
 
 def test_an_answer_that_says_nothing_new_scores_zero(records):
@@ -87,8 +88,14 @@ def test_support_is_the_same_bit_for_bit_whatever_the_hash_seed(release_file):
         "print(json.dumps(out))\n"
     )
     runs = {
-        subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True,
-                       env={**__import__("os").environ, "PYTHONHASHSEED": seed}).stdout
+        subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**__import__("os").environ, "PYTHONHASHSEED": seed},
+        ).stdout
         for seed in ("1", "2", "3")
     }
     assert len(runs) == 1 and runs.pop().startswith("[[")

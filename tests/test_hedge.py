@@ -56,5 +56,4 @@ def test_numbers_and_names_hedge_by_the_same_line():
 def test_an_answer_key_with_two_values_allows_two():
     key = "7 May 2023 and 9 May 2023"
     assert not hedge("On 7 May 2023 and on 9 May 2023.", key, REQUEST).hedged
-    assert hedge("On 7, 9, 11 or 13 May 2023: 7 May 2023, 9 May 2023, 11 May 2023, 13 May 2023.", key,
-                 REQUEST).hedged
+    assert hedge("On 7, 9, 11 or 13 May 2023: 7 May 2023, 9 May 2023, 11 May 2023, 13 May 2023.", key, REQUEST).hedged

@@ -5,14 +5,17 @@ from __future__ import annotations
 from cmi_inspect.data import ScoringCriteria
 from cmi_inspect.judge import FALLBACK_JUDGE, alias_verdict, judge_prompt, parse_verdict
 
-CRITERIA = ScoringCriteria(expected_answer="7 May 2023", answer_aliases=["May 7, 2023"],
-                           adversarial_answer="8 May 2023", judge_instructions="Be strict.")
+CRITERIA = ScoringCriteria(
+    expected_answer="7 May 2023",
+    answer_aliases=["May 7, 2023"],
+    adversarial_answer="8 May 2023",
+    judge_instructions="Be strict.",
+)
 
 
 def test_prompt_carries_task_behaviour_criteria_and_response():
     prompt = judge_prompt("When?", "Give the date.", CRITERIA, "On May 7, 2023.")
-    for part in ("When?", "Give the date.", "May 7, 2023", "Be strict.", "On May 7, 2023.",
-                 "task_success_score"):
+    for part in ("When?", "Give the date.", "May 7, 2023", "Be strict.", "On May 7, 2023.", "task_success_score"):
         assert part in prompt
 
 

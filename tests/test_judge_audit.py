@@ -34,12 +34,19 @@ def test_answers_are_built_from_the_record_alone_and_the_wrong_ones_are_wrong(re
     assert "3 March 2021" in wrong  # the expected date a year earlier
     assert any(m.content in wrong for m in dated.memory_bank if m.label == "harmful")
     assert [t for k, t in calibration_answers(dated) if k == "vague_wrong"] == [
-        "Sometime last year.", "It was a while ago."]
+        "Sometime last year.",
+        "It was a while ago.",
+    ]
 
 
 def run_audit(tmp_path, roles=None):
-    [log] = inspect_eval(judge_calibration(data_file=str(SYNTHETIC)), model="none/none", model_roles=roles,
-                         display="none", log_dir=str(tmp_path))
+    [log] = inspect_eval(
+        judge_calibration(data_file=str(SYNTHETIC)),
+        model="none/none",
+        model_roles=roles,
+        display="none",
+        log_dir=str(tmp_path),
+    )
     assert log.status == "success", log.error
     return log
 
@@ -78,9 +85,14 @@ def test_several_graders_vote_in_a_normal_run(tmp_path):
 
     yes = mock_model(lambda p: '{"task_success_score": 1.0}', role="grader")
     no = mock_model(lambda p: '{"task_success_score": 0.0}', role="grader")
-    [log] = inspect_eval(causal_locomo(data_file=str(SYNTHETIC)), solver=no_memory(),
-                         model=mock_model(lambda p: "I do not know."), model_roles={"grader": [yes, yes, no]},
-                         display="none", log_dir=str(tmp_path))
+    [log] = inspect_eval(
+        causal_locomo(data_file=str(SYNTHETIC)),
+        solver=no_memory(),
+        model=mock_model(lambda p: "I do not know."),
+        model_roles={"grader": [yes, yes, no]},
+        display="none",
+        log_dir=str(tmp_path),
+    )
     assert log.status == "success" and log.samples
     score = score_of(log.samples[0], "task_score")
     assert value_of(log.samples[0], "task_score")["judge"] == 1.0
@@ -89,15 +101,30 @@ def test_several_graders_vote_in_a_normal_run(tmp_path):
 
 def test_the_command_prints_and_writes_the_result_and_the_report_shows_it(tmp_path, capsys):
     out = tmp_path / "audit.json"
-    assert main(["judge-audit", "--data-file", str(SYNTHETIC), "--log-dir", str(tmp_path / "logs"),
-                 "--json", str(out)]) == 0
+    assert (
+        main(["judge-audit", "--data-file", str(SYNTHETIC), "--log-dir", str(tmp_path / "logs"), "--json", str(out)])
+        == 0
+    )
     printed = capsys.readouterr().out
     written = json.loads(out.read_text())
     assert json.loads(printed.strip().splitlines()[-1]) == written
     assert set(written) >= {"judge", "n", "acceptance", "stderr", "agreement_with_alias"}
     runs = tmp_path / "runs"
-    assert main(["run", str(runs), "--model", "fixed_latency/0", "--strategies", "no_memory",
-                 "-T", f"data_file={SYNTHETIC}"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                str(runs),
+                "--model",
+                "fixed_latency/0",
+                "--strategies",
+                "no_memory",
+                "-T",
+                f"data_file={SYNTHETIC}",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert main(["report", str(runs), "--judge-audit", str(out)]) == 0
     report = capsys.readouterr().out

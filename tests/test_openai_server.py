@@ -33,8 +33,7 @@ READY_TIMEOUT_S = 120
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(
-        importlib.util.find_spec("llama_cpp.server") is None
-        or importlib.util.find_spec("sse_starlette") is None,
+        importlib.util.find_spec("llama_cpp.server") is None or importlib.util.find_spec("sse_starlette") is None,
         reason="llama.cpp's server is not installed (pip install 'llama-cpp-python[server]')",
     ),
 ]
@@ -67,8 +66,19 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
     log = (tmp_path_factory.mktemp("llamacpp-server") / "server.log").open("wb")
     command = [
-        sys.executable, "-m", "cmi_inspect.local_model.serve", "--model", str(resolve_gguf("smollm2")),
-        "--model_alias", ALIAS, "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096",
+        sys.executable,
+        "-m",
+        "cmi_inspect.local_model.serve",
+        "--model",
+        str(resolve_gguf("smollm2")),
+        "--model_alias",
+        ALIAS,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        "4096",
     ]
     server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     try:
@@ -90,11 +100,28 @@ def test_vector_memory_answered_and_graded_through_the_server(server_url, tmp_pa
     env |= {"LLAMACPP_BASE_URL": server_url, "LLAMACPP_API_KEY": "none"}
     subprocess.run(
         [
-            INSPECT, "eval", "tasks/causal_locomo.py", "--solver", "vector_memory",
-            "--limit", "2", "--model", MODEL, "--model-role", f"grader={MODEL}",
-            "--log-dir", str(tmp_path), "--display", "none",
+            INSPECT,
+            "eval",
+            "tasks/causal_locomo.py",
+            "--solver",
+            "vector_memory",
+            "--limit",
+            "2",
+            "--model",
+            MODEL,
+            "--model-role",
+            f"grader={MODEL}",
+            "--log-dir",
+            str(tmp_path),
+            "--display",
+            "none",
         ],
-        cwd=REPO, env=env, check=True, capture_output=True, text=True, timeout=900,
+        cwd=REPO,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     [path] = tmp_path.glob("*.eval")
     log = read_eval_log(str(path))

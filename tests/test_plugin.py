@@ -25,8 +25,12 @@ def outside_env() -> dict[str, str]:
 
 @pytest.mark.slow  # builds a wheel (a subprocess, about 20 s)
 def test_the_wheel_holds_the_task_solvers_scorers_and_entry_point(tmp_path):
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
-                    "-w", str(tmp_path), str(REPO)], check=True, capture_output=True, timeout=600)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     [wheel] = tmp_path.glob("cmi_inspect-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     for module in ("task", "solvers", "scorers", "_registry", "local_model/provider"):
@@ -40,10 +44,29 @@ def test_the_wheel_holds_the_task_solvers_scorers_and_entry_point(tmp_path):
 def test_inspect_eval_by_registry_names_from_another_directory(tmp_path):
     log_dir = tmp_path / "logs"
     subprocess.run(
-        [str(BIN / "inspect"), "eval", "cmi_inspect/causal_locomo", "--solver", "cmi_inspect/vector_memory",
-         "-S", "embedder=hashing", "-T", f"data_file={SYNTHETIC}", "--model", "fixed_latency/0",
-         "--log-dir", str(log_dir), "--display", "none"],
-        cwd=tmp_path, env=outside_env(), check=True, capture_output=True, text=True, timeout=600,
+        [
+            str(BIN / "inspect"),
+            "eval",
+            "cmi_inspect/causal_locomo",
+            "--solver",
+            "cmi_inspect/vector_memory",
+            "-S",
+            "embedder=hashing",
+            "-T",
+            f"data_file={SYNTHETIC}",
+            "--model",
+            "fixed_latency/0",
+            "--log-dir",
+            str(log_dir),
+            "--display",
+            "none",
+        ],
+        cwd=tmp_path,
+        env=outside_env(),
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     [path] = log_dir.glob("*.eval")
     log = read_eval_log(str(path))
@@ -56,13 +79,27 @@ def test_inspect_eval_by_registry_names_from_another_directory(tmp_path):
 def test_cmi_inspect_run_and_report_from_another_directory(tmp_path):
     env = outside_env()
     run = subprocess.run(
-        [str(BIN / "cmi-inspect"), "run", "logs", "--strategies", "no_memory,graph_memory",
-         "--model", "fixed_latency/0", "-T", f"data_file={SYNTHETIC}"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+        [
+            str(BIN / "cmi-inspect"),
+            "run",
+            "logs",
+            "--strategies",
+            "no_memory,graph_memory",
+            "--model",
+            "fixed_latency/0",
+            "-T",
+            f"data_file={SYNTHETIC}",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert run.returncode == 0, run.stderr[-2000:]
-    report = subprocess.run([str(BIN / "cmi-inspect"), "report", "logs"], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=600)
+    report = subprocess.run(
+        [str(BIN / "cmi-inspect"), "report", "logs"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+    )
     assert report.returncode == 0, report.stderr[-2000:]
     assert "| graph_memory | fixed_latency/0 | paper |" in report.stdout
 
@@ -70,25 +107,75 @@ def test_cmi_inspect_run_and_report_from_another_directory(tmp_path):
 @pytest.mark.slow  # installs the example package (a wheel build) and runs it twice
 def test_an_installed_external_strategy_runs_is_scored_and_reported_like_a_built_in(tmp_path):
     site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site),
-                    str(REPO / "examples" / "keyword_memory")], check=True, capture_output=True, timeout=600)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "-q",
+            "--target",
+            str(site),
+            str(REPO / "examples" / "keyword_memory"),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     env = {**outside_env(), "PYTHONPATH": str(site)}
     run = subprocess.run(
-        [str(BIN / "cmi-inspect"), "run", "logs", "--strategies", "keyword_memory,vector_memory",
-         "--model", "fixed_latency/0", "-T", f"data_file={SYNTHETIC}"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+        [
+            str(BIN / "cmi-inspect"),
+            "run",
+            "logs",
+            "--strategies",
+            "keyword_memory,vector_memory",
+            "--model",
+            "fixed_latency/0",
+            "-T",
+            f"data_file={SYNTHETIC}",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert run.returncode == 0, run.stderr[-2000:]
-    report = subprocess.run([str(BIN / "cmi-inspect"), "report", "logs"], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=600)
+    report = subprocess.run(
+        [str(BIN / "cmi-inspect"), "report", "logs"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+    )
     assert "| keyword_memory | fixed_latency/0 | paper | 3 | 0 |" in report.stdout
     assert "| vector_memory | fixed_latency/0 | paper | 3 | 0 |" in report.stdout
     log_dir = tmp_path / "eval"
     subprocess.run(
-        [str(BIN / "inspect"), "eval", "cmi_inspect/causal_locomo", "--solver", "cmi_inspect/memory_strategy",
-         "-S", "strategy=keyword_memory", "-S", "fail=true", "-T", f"data_file={SYNTHETIC}",
-         "--model", "fixed_latency/0", "--no-fail-on-error", "--log-dir", str(log_dir), "--display", "none"],
-        cwd=tmp_path, env=env, check=True, capture_output=True, text=True, timeout=600,
+        [
+            str(BIN / "inspect"),
+            "eval",
+            "cmi_inspect/causal_locomo",
+            "--solver",
+            "cmi_inspect/memory_strategy",
+            "-S",
+            "strategy=keyword_memory",
+            "-S",
+            "fail=true",
+            "-T",
+            f"data_file={SYNTHETIC}",
+            "--model",
+            "fixed_latency/0",
+            "--no-fail-on-error",
+            "--log-dir",
+            str(log_dir),
+            "--display",
+            "none",
+        ],
+        cwd=tmp_path,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     [path] = log_dir.glob("*.eval")
     log = read_eval_log(str(path))

@@ -19,7 +19,11 @@ from PIL import Image
 from conftest import SYNTHETIC, mock_model
 
 CMI, VECTOR, GRAPH, SUMMARY = (
-    "cmi[k=4]", "vector_memory[embedder=hashing]", "graph_memory[top_k=1]", "summary_memory[mode=concat]")
+    "cmi[k=4]",
+    "vector_memory[embedder=hashing]",
+    "graph_memory[top_k=1]",
+    "summary_memory[mode=concat]",
+)
 """The fixture's runs as the report names them: each with the solver arguments it was given."""
 
 
@@ -32,15 +36,22 @@ def log_dir(tmp_path_factory):
     path = tmp_path_factory.mktemp("logs")
 
     def run(solver, respond, task=None, roles=None, **task_args):
-        inspect_eval(task or causal_locomo(data_file=str(SYNTHETIC), **task_args), solver=solver,
-                     model=mock_model(respond), model_roles=roles, display="none", log_dir=str(path),
-                     fail_on_error=False)
+        inspect_eval(
+            task or causal_locomo(data_file=str(SYNTHETIC), **task_args),
+            solver=solver,
+            model=mock_model(respond),
+            model_roles=roles,
+            display="none",
+            log_dir=str(path),
+            fail_on_error=False,
+        )
 
     def fail_on(question: str):
         def respond(prompt: str) -> str:
             if question in prompt:
                 raise RuntimeError("the model is down")
             return "I do not know."
+
         return respond
 
     run(no_memory(), lambda p: "superseded")  # an older no_memory log
@@ -83,8 +94,10 @@ def test_rows_match_hand_computed_values(log_dir):
     assert (none.metrics["useful_f1"].mean, none.metrics["bad_rejection"].mean) == (0.0, 1.0)
     assert none.calls == 1.0 and none.samples == 3
     assert {f: m.mean for f, m in none.by_family.items()} == {
-        "factual_memory_qa": pytest.approx(0.35), "multi_evidence_memory_qa": pytest.approx(0.42),
-        "temporal_memory_qa": pytest.approx(0.42)}
+        "factual_memory_qa": pytest.approx(0.35),
+        "multi_evidence_memory_qa": pytest.approx(0.42),
+        "temporal_memory_qa": pytest.approx(0.42),
+    }
     # graph top-1 picks a gold memory in each example; syn_0001 has two gold -> F1 2/3
     graph = rows[GRAPH]
     assert graph.metrics["useful_f1"].mean == pytest.approx((1 + 2 / 3 + 1) / 3)

@@ -10,8 +10,11 @@ from cmi_inspect.retrieval import HashingEmbedder, bow_cosine, jaccard, make_emb
 
 def test_hashing_cosine_ranks_the_related_text_first():
     emb = HashingEmbedder()
-    sims = asyncio.run(emb.cosine("When did Priya adopt the greyhound?",
-                                  ["Marco likes hiking.", "Priya adopted a greyhound in March."]))
+    sims = asyncio.run(
+        emb.cosine(
+            "When did Priya adopt the greyhound?", ["Marco likes hiking.", "Priya adopted a greyhound in March."]
+        )
+    )
     assert sims[1] > sims[0]
     assert -1.0 <= sims.min() and sims.max() <= 1.0 + 1e-9
     assert asyncio.run(emb.cosine("same text", ["same text"]))[0] == pytest.approx(1.0)
@@ -77,9 +80,12 @@ def test_e5_ranks_a_paraphrase_above_an_unrelated_sentence():
 
     emb = make_embedder("e5")
     assert isinstance(emb, E5Embedder) and emb.name == "e5"
-    sims = asyncio.run(emb.cosine("When did Priya adopt her greyhound?",
-                                  ["Priya took in a rescue greyhound last March.",
-                                   "The stock market closed higher on Friday."]))
+    sims = asyncio.run(
+        emb.cosine(
+            "When did Priya adopt her greyhound?",
+            ["Priya took in a rescue greyhound last March.", "The stock market closed higher on Friday."],
+        )
+    )
     assert sims[0] > sims[1]
     assert -1.0 <= sims.min() and sims.max() <= 1.0 + 1e-6
 
@@ -113,8 +119,10 @@ async def test_an_embedder_reads_a_bounded_prefix_of_a_long_text_and_the_log_say
     with caplog.at_level("WARNING", logger="cmi_inspect.retrieval"):
         scores = await embedder.cosine("Where did the user move?", [huge, "The user likes tea."])
     assert len(scores) == 2 and max(seen) <= MAX_EMBED_CHARS
-    assert any(f"reads the first {MAX_EMBED_CHARS} of {len(E5Embedder.PASSAGE + huge)} characters" in r.message
-               for r in caplog.records)
+    assert any(
+        f"reads the first {MAX_EMBED_CHARS} of {len(E5Embedder.PASSAGE + huge)} characters" in r.message
+        for r in caplog.records
+    )
 
 
 def test_the_openai_embedder_without_a_key_is_one_line(monkeypatch):

@@ -19,20 +19,35 @@ from conftest import SYNTHETIC
 
 
 def test_runs_strategies_and_resumes_without_recomputing(tmp_path):
-    args: dict[str, Any] = dict(strategies=["no_memory", "cmi"],
-                ablations=True, model="fixed_latency/0", task_args={"data_file": str(SYNTHETIC)})
+    args: dict[str, Any] = dict(
+        strategies=["no_memory", "cmi"],
+        ablations=True,
+        model="fixed_latency/0",
+        task_args={"data_file": str(SYNTHETIC)},
+    )
     assert run_all(str(tmp_path), **args) == []
     logs = {info.name: read_eval_log(info.name, header_only=True) for info in list_eval_logs(str(tmp_path))}
-    plans = sorted((h.plan.steps[-1].solver.split("/")[-1], h.plan.steps[-1].params.get("ablation", ""))
-                   for h in logs.values())
-    assert plans == [("cmi", "full"), ("cmi", "no_perturb"), ("cmi", "oracle"), ("cmi", "stability_only"),
-                     ("cmi", "utility_only"), ("no_memory", "")]
+    plans = sorted(
+        (h.plan.steps[-1].solver.split("/")[-1], h.plan.steps[-1].params.get("ablation", "")) for h in logs.values()
+    )
+    assert plans == [
+        ("cmi", "full"),
+        ("cmi", "no_perturb"),
+        ("cmi", "oracle"),
+        ("cmi", "stability_only"),
+        ("cmi", "utility_only"),
+        ("no_memory", ""),
+    ]
     assert sorted(h.eval.task for h in logs.values())[0] == "causal_locomo: cmi (paper)"
     assert all(h.status == "success" and h.eval.model == "fixed_latency/0" for h in logs.values())
     assert sorted(tuple(h.eval.tags or []) for h in logs.values()) == [
-        ("cmi", "protocol=paper", "data_file"), *((("cmi", "protocol=paper", "data_file", f"ablation={a}"))
-                                                  for a in ("no_perturb", "oracle", "stability_only", "utility_only")),
-        ("no_memory", "protocol=paper", "data_file")]
+        ("cmi", "protocol=paper", "data_file"),
+        *(
+            (("cmi", "protocol=paper", "data_file", f"ablation={a}"))
+            for a in ("no_perturb", "oracle", "stability_only", "utility_only")
+        ),
+        ("no_memory", "protocol=paper", "data_file"),
+    ]
     assert run_all(str(tmp_path), **args) == []
     assert {info.name for info in list_eval_logs(str(tmp_path))} == set(logs)
 
@@ -44,8 +59,7 @@ def test_unknown_strategy(tmp_path):
 
 def test_ablations_after_a_run_read_the_model_call_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
-    args: dict[str, Any] = dict(model="fixed_latency/0",
-                task_args={"data_file": str(SYNTHETIC)})
+    args: dict[str, Any] = dict(model="fixed_latency/0", task_args={"data_file": str(SYNTHETIC)})
     assert run_all(str(tmp_path / "plain"), strategies=["cmi"], **args) == []
     assert run_all(str(tmp_path / "ablations"), strategies=["cmi"], ablations=True, **args) == []
     runs, _ = read_runs(str(tmp_path / "ablations"))
@@ -58,9 +72,17 @@ def test_ablations_after_a_run_read_the_model_call_cache(tmp_path, monkeypatch):
 
 @pytest.mark.slow  # a subprocess interrupted mid-run (about 30 s)
 def test_ctrl_c_is_a_failure_that_names_the_runs_left_and_how_to_resume(tmp_path):
-    command = [str(Path(sys.executable).parent / "cmi-inspect"), "run", str(tmp_path / "logs"),
-               "--strategies", "no_memory,vector_memory,graph_memory", "--model", "fixed_latency/1",
-               "-T", f"data_file={SYNTHETIC}"]
+    command = [
+        str(Path(sys.executable).parent / "cmi-inspect"),
+        "run",
+        str(tmp_path / "logs"),
+        "--strategies",
+        "no_memory,vector_memory,graph_memory",
+        "--model",
+        "fixed_latency/1",
+        "-T",
+        f"data_file={SYNTHETIC}",
+    ]
     run = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while not list((tmp_path / "logs").glob("*.eval")) and time.monotonic() < deadline:
@@ -76,8 +98,9 @@ def test_ctrl_c_is_a_failure_that_names_the_runs_left_and_how_to_resume(tmp_path
 def test_a_rerun_on_edited_data_stops_with_one_line_instead_of_mixing_answer_keys(tmp_path):
     data = tmp_path / "data.jsonl"
     data.write_text(SYNTHETIC.read_text(encoding="utf-8"), encoding="utf-8")
-    args: dict[str, Any] = dict(strategies=["vector_memory"], model="fixed_latency/0",
-                                task_args={"data_file": str(data)})
+    args: dict[str, Any] = dict(
+        strategies=["vector_memory"], model="fixed_latency/0", task_args={"data_file": str(data)}
+    )
     logs = tmp_path / "logs"
     assert run_all(str(logs), **args) == []
     [before] = list_eval_logs(str(logs))

@@ -19,9 +19,16 @@ def respond(prompt: str) -> str:
     return "March 2022" if "Comet on 9 March 2022" in prompt else "I do not know."
 
 
-@pytest.mark.parametrize("config", [
-    {}, {"budget": 1}, {"budget": 1, "prefer": "proposal"}, {"budget": 2}, {"tau_s": 0.5},
-])
+@pytest.mark.parametrize(
+    "config",
+    [
+        {},
+        {"budget": 1},
+        {"budget": 1, "prefer": "proposal"},
+        {"budget": 2},
+        {"tau_s": 0.5},
+    ],
+)
 async def test_replaying_with_the_runs_scorer_keeps_what_the_run_kept(synthetic_records, config):
     record = synthetic_records[0]
     task = memory_task_for(record, model=mock_model(respond), score_answer=gold_scorer(record))

@@ -34,10 +34,18 @@ def selection_means(log: EvalLog) -> dict[str, float]:
 def test_whole_bank_and_empty_bookkeeping_on_the_release(tmp_path):
     whole = selection_means(run(full_history(), tmp_path=tmp_path))
     assert (whole["useful_f1"], whole["bad_rejection"], whole["poison_adoption"], whole["n_selected"]) == (
-        0.308, 0.0, 0.621, 5.644)
+        0.308,
+        0.0,
+        0.621,
+        5.644,
+    )
     none = selection_means(run(no_memory(), tmp_path=tmp_path))
     assert (none["useful_f1"], none["bad_rejection"], none["poison_adoption"], none["n_selected"]) == (
-        0.0, 1.0, 0.0, 0.0)
+        0.0,
+        1.0,
+        0.0,
+        0.0,
+    )
 
 
 def test_task_score_with_the_fallback_judge(tmp_path):
@@ -49,8 +57,14 @@ def test_task_score_with_the_fallback_judge(tmp_path):
     log = run(no_memory(), respond, tmp_path, data_file=str(SYNTHETIC))
     scores = {s.id: score_of(s, "task_score") for s in samples_of(log)}
     perfect = scores["syn_0000"]
-    assert perfect.value == {"score": 1.0, "deterministic": 1.0, "judge": 1.0, "success": 1.0, "judge_error": 0.0,
-                             "hedged": 0.0}
+    assert perfect.value == {
+        "score": 1.0,
+        "deterministic": 1.0,
+        "judge": 1.0,
+        "success": 1.0,
+        "judge_error": 0.0,
+        "hedged": 0.0,
+    }
     assert perfect.metadata["judge"].startswith("alias-match")
     assert perfect.metadata["judge_prompt_version"] == JUDGE_PROMPT_VERSION
     wrong = scores["syn_0001"].value
@@ -74,8 +88,14 @@ def test_a_hedged_answer_gets_no_alias_credit_and_counts_as_no_success_when_stri
     # thirteen dates, the right one among them (not the must_not_include 9 March 2022)
     hedged = ", ".join(f"{d} March 2022" for d in range(1, 15) if d != 9)
     args = {"scoring": scoring} if scoring else {}
-    log = run(no_memory(), lambda p: hedged if "When did Priya" in p else "Yellow.", tmp_path,
-              protocol=protocol, data_file=str(SYNTHETIC), **args)
+    log = run(
+        no_memory(),
+        lambda p: hedged if "When did Priya" in p else "Yellow.",
+        tmp_path,
+        protocol=protocol,
+        data_file=str(SYNTHETIC),
+        **args,
+    )
     score = score_of(next(s for s in samples_of(log) if s.id == "syn_0000"), "task_score")
     assert score.value["hedged"] == 1.0 and score.value["judge"] == 0.0
     assert score.value["deterministic"] == 1.0  # the paper's rules, as ever: containment
@@ -89,12 +109,12 @@ def test_a_hedged_answer_gets_no_alias_credit_and_counts_as_no_success_when_stri
 
 
 def test_grader_role_judges_and_bad_verdicts_score_zero(tmp_path):
-    verdicts = iter(['{"task_success_score": 0.5, "passes": false}', "I refuse to grade.",
-                     '{"task_success_score": 1.0}'])
+    verdicts = iter(
+        ['{"task_success_score": 0.5, "passes": false}', "I refuse to grade.", '{"task_success_score": 1.0}']
+    )
     grader_prompts: list[str] = []
     grader = mock_model(lambda p: next(verdicts), grader_prompts)
-    log = run(no_memory(), lambda p: "I do not know.", tmp_path, roles={"grader": grader},
-              data_file=str(SYNTHETIC))
+    log = run(no_memory(), lambda p: "I do not know.", tmp_path, roles={"grader": grader}, data_file=str(SYNTHETIC))
     judged = [score_of(s, "task_score") for s in samples_of(log)]
     assert len(grader_prompts) == 3
     assert sorted(s.value["judge"] for s in judged) == [0.0, 0.5, 1.0]

@@ -57,8 +57,13 @@ def test_style_concise_penalises_over_ninety_words():
 
 
 def test_components_are_averaged():
-    c = crit(expected_answer="cello", must_include=["cello", "banjo"], must_not_include=["violin"],
-             max_words=60, style="short")
+    c = crit(
+        expected_answer="cello",
+        must_include=["cello", "banjo"],
+        must_not_include=["violin"],
+        max_words=60,
+        style="short",
+    )
     # expected 1, must_include 0.5, must_not 1, max_words 1, style 1
     assert deterministic_score("The cello.", c) == pytest.approx(4.5 / 5)
 
@@ -73,8 +78,14 @@ GOLD, BAD, HARMFUL = ["g"], ["i", "h"], ["h"]
 
 def test_selection_mixed():
     m = selection_metrics(["g", "h"], GOLD, BAD, HARMFUL)
-    assert m == {"recall": 1.0, "precision": 0.5, "useful_f1": pytest.approx(2 / 3),
-                 "poison_adoption": 1.0, "bad_rejection": 0.5, "n_selected": 2.0}
+    assert m == {
+        "recall": 1.0,
+        "precision": 0.5,
+        "useful_f1": pytest.approx(2 / 3),
+        "poison_adoption": 1.0,
+        "bad_rejection": 0.5,
+        "n_selected": 2.0,
+    }
 
 
 def test_selection_empty():
@@ -99,7 +110,9 @@ def test_selection_no_harmful_and_no_bad():
 def _means(records, choose):
     rows = [
         selection_metrics(
-            choose(r), r.gold_memory_ids, r.bad_memory_ids,
+            choose(r),
+            r.gold_memory_ids,
+            r.bad_memory_ids,
             [m.memory_id for m in r.memory_bank if m.label == "harmful"],
         )
         for r in records
@@ -111,10 +124,18 @@ def test_bookkeeping_matches_the_paper(real_records):
     raw = real_records
     whole = _means(raw, lambda r: [m.memory_id for m in r.memory_bank])
     assert (whole["useful_f1"], whole["bad_rejection"], whole["poison_adoption"], whole["n_selected"]) == (
-        0.308, 0.0, 0.621, 5.644)
+        0.308,
+        0.0,
+        0.621,
+        5.644,
+    )
     none = _means(raw, lambda r: [])
     assert (none["useful_f1"], none["bad_rejection"], none["poison_adoption"], none["n_selected"]) == (
-        0.0, 1.0, 0.0, 0.0)
+        0.0,
+        1.0,
+        0.0,
+        0.0,
+    )
 
 
 def test_selection_keys_are_the_metrics_returned():

@@ -14,8 +14,16 @@ def test_tokens_lower_case_and_keep_apostrophes_unless_split():
 
 @pytest.mark.parametrize(
     ("token", "stem"),
-    [("painted", "paint"), ("painting", "paint"), ("stories", "story"), ("peaks", "peak"),
-     ("glass", "glass"), ("hike", "hik"), ("priya's", "priya"), ("sing", "sing")],
+    [
+        ("painted", "paint"),
+        ("painting", "paint"),
+        ("stories", "story"),
+        ("peaks", "peak"),
+        ("glass", "glass"),
+        ("hike", "hik"),
+        ("priya's", "priya"),
+        ("sing", "sing"),
+    ],
 )
 def test_fold_forms(token, stem):
     assert fold_forms(token) == stem

@@ -6,8 +6,13 @@ from cmi_inspect.data import MemoryRecord
 from cmi_inspect.view import Memory, blind_keys, key_to_memory_id, memory_view
 
 BANK = [
-    MemoryRecord(memory_id="gold_00", content="Met on 3 May. Resolved temporal answer: 3 May.", timestamp=1,
-                 scope="Priya", label="useful"),
+    MemoryRecord(
+        memory_id="gold_00",
+        content="Met on 3 May. Resolved temporal answer: 3 May.",
+        timestamp=1,
+        scope="Priya",
+        label="useful",
+    ),
     MemoryRecord(memory_id="harm_00", content="B", timestamp=9, scope="Priya", label="harmful"),
 ]
 

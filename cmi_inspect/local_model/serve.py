@@ -22,8 +22,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--model", required=True)
     ours, rest = parser.parse_known_args(argv)
     choice = choose_extra_bufts(ours.extra_bufts, Path(ours.model))
-    print(f"llama.cpp extra buffers: {'on' if choice.extra_bufts else 'off'} "
-          f"({choice.chosen_by})", file=sys.stderr, flush=True)
+    print(
+        f"llama.cpp extra buffers: {'on' if choice.extra_bufts else 'off'} ({choice.chosen_by})",
+        file=sys.stderr,
+        flush=True,
+    )
     from llama_cpp.server.__main__ import main as serve
 
     sys.argv = ["llama_cpp.server", "--model", ours.model, *rest]

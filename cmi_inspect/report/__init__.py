@@ -64,18 +64,29 @@ def build_report(log_dir: str, out: Path | None = None) -> str:
         payload = {
             "log_dir": log_dir,
             "table1": [
-                {k: v for k, v in asdict(r).items()
-                 if k not in ("candidates", "by_family", "by_attack_kind")}
+                {
+                    k: v
+                    for k, v in asdict(r).items()
+                    if k not in ("candidates", "by_family", "by_attack_kind")
+                }
                 for r in runs
             ],
             "table2": [
-                {"strategy": r.strategy, "model": r.model, "protocol": r.protocol,
-                 **{f: asdict(m) for f, m in r.by_family.items()}}
+                {
+                    "strategy": r.strategy,
+                    "model": r.model,
+                    "protocol": r.protocol,
+                    **{f: asdict(m) for f, m in r.by_family.items()},
+                }
                 for r in runs
             ],
             "poison_by_kind": [
-                {"strategy": r.strategy, "model": r.model, "protocol": r.protocol,
-                 **{k: asdict(m) for k, m in r.by_attack_kind.items()}}
+                {
+                    "strategy": r.strategy,
+                    "model": r.model,
+                    "protocol": r.protocol,
+                    **{k: asdict(m) for k, m in r.by_attack_kind.items()},
+                }
                 for r in runs
             ],
             "table3": rows3,

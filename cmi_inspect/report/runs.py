@@ -124,9 +124,7 @@ def labelled_candidates(sample: EvalSample) -> list[dict[str, Any]]:
     ]
 
 
-def family_scores(
-    samples: list[EvalSample], logged: dict[str, float]
-) -> dict[str, Mean]:
+def family_scores(samples: list[EvalSample], logged: dict[str, float]) -> dict[str, Mean]:
     """Task score by family: the log's means (when it has them) with per-sample errors."""
     values: dict[str, list[float]] = defaultdict(list)
     for s in samples:
@@ -233,7 +231,11 @@ def read_runs(log_dir: str) -> tuple[list[Run], list[str]]:
     order = {s: i for i, s in enumerate(STRATEGIES)}
     runs.sort(
         key=lambda r: (
-            r.model, r.protocol, r.judge, order.get(r.strategy.split("[")[0], 99), r.strategy
+            r.model,
+            r.protocol,
+            r.judge,
+            order.get(r.strategy.split("[")[0], 99),
+            r.strategy,
         )
     )
     return runs, notes

@@ -50,9 +50,7 @@ def table1(runs: list[Run]) -> str:
         )
         paper = reference.TABLE1.get(r.strategy)
         if paper:
-            body.append(
-                [*PAPER_CELLS, "87", "", *(fmt(paper[k]) for k in METRIC_KEYS), *[""] * 7]
-            )
+            body.append([*PAPER_CELLS, "87", "", *(fmt(paper[k]) for k in METRIC_KEYS), *[""] * 7])
     return markdown_table(header, body)
 
 
@@ -128,9 +126,7 @@ def table3(rows: list[dict[str, Any]]) -> str:
         for r in rows
     ]
     for label, ref in reference.TABLE3.items():
-        body.append(
-            [*PAPER_CELLS, label, "", f"{ref['utility']:+.3f}", f"{ref['stability']:+.3f}"]
-        )
+        body.append([*PAPER_CELLS, label, "", f"{ref['utility']:+.3f}", f"{ref['stability']:+.3f}"])
     header = ["strategy", "model", "protocol", "label", "candidates", "mean utility",
               "mean stability"]  # fmt: skip
     return markdown_table(header, body)

@@ -81,7 +81,5 @@ class ReflectionMemory(MemoryStrategy):
         return Selection(
             picks=[Pick(m.key, s) for (m, _), s in ranked],
             prompt=memory_prompt(task.request, [f"[{m.key}] {r}" for (m, r), _ in ranked]),
-            details=ReflectionDetails(
-                top_k=self.k, reflections={m.key: r for (m, r), _ in ranked}
-            ),
+            details=ReflectionDetails(top_k=self.k, reflections={m.key: r for (m, r), _ in ranked}),
         )

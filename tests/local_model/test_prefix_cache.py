@@ -25,8 +25,7 @@ def test_reusable_prefix_keeps_every_token_in_the_batch_kind_of_a_fresh_run():
             valid = [
                 cut
                 for cut in range(min(shared, n_prompt - 1) + 1)
-                if all(kind == "large" for kind in fresh[:cut])
-                and batch_kinds(n_prompt, cut, block, large) == fresh
+                if all(kind == "large" for kind in fresh[:cut]) and batch_kinds(n_prompt, cut, block, large) == fresh
             ]
             cut = reusable_prefix(shared, n_prompt, block, large)
             assert cut == max(valid), (n_prompt, shared)  # valid, and the deepest valid one

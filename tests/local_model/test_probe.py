@@ -50,9 +50,7 @@ def test_a_crash_turns_the_buffers_off_and_the_verdict_is_kept_for_this_machine(
 
 def test_a_passing_probe_keeps_the_fast_path(model):
     assert choose_extra_bufts("auto", model, command=OK).extra_bufts is True
-    assert choose_extra_bufts("auto", model, command=CRASH).chosen_by == (
-        "cached probe: extra buffers usable"
-    )
+    assert choose_extra_bufts("auto", model, command=CRASH).chosen_by == ("cached probe: extra buffers usable")
 
 
 def test_an_inconclusive_probe_falls_back_for_this_run_only(model):
@@ -61,9 +59,7 @@ def test_an_inconclusive_probe_falls_back_for_this_run_only(model):
     assert choose_extra_bufts("auto", model, command=OK).extra_bufts is True
 
 
-@pytest.mark.parametrize(
-    ("option", "on"), [("on", True), (True, True), ("off", False), (False, False), ("OFF", False)]
-)
+@pytest.mark.parametrize(("option", "on"), [("on", True), (True, True), ("off", False), (False, False), ("OFF", False)])
 def test_a_forced_choice_runs_no_probe(model, option, on):
     choice = choose_extra_bufts(option, model, command=CRASH)
     assert choice.extra_bufts is on

@@ -108,7 +108,9 @@ async def test_shared_prefix_is_reused_with_the_same_completions(days, reused):
     assert answer.completion == expected.completion
     after = reuse_totals()  # every engine of the process, as benchmarks/run_speed.py reads them
     assert (after.prompt_tokens - totals.prompt_tokens, after.evaluated_tokens - totals.evaluated_tokens) == (
-        asked, asked)
+        asked,
+        asked,
+    )
 
 
 async def test_token_counting_uses_the_model_tokenizer():

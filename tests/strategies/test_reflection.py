@@ -20,8 +20,10 @@ def test_conflicts_need_same_wording_and_different_values():
     c = Memory("c", "Jon opened a dance studio.", 2)
     assert conflicts(a, b) and not conflicts(a, c) and not conflicts(a, a)
     assert [r.split(":")[0] for r in blind_reflections([a, b, c])] == [
-        "Caution, another note disagrees with this one", "Caution, another note disagrees with this one",
-        "Note from session 2"]
+        "Caution, another note disagrees with this one",
+        "Caution, another note disagrees with this one",
+        "Note from session 2",
+    ]
 
 
 async def test_paper_selects_by_bag_of_words(synthetic_records):

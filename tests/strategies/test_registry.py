@@ -13,8 +13,15 @@ from inspect_ai.util import registry_create, registry_info
 
 
 def test_every_strategy_has_a_bare_named_solver():
-    assert list(STRATEGIES) == ["cmi", "reflection_memory", "vector_memory", "graph_memory",
-                                "summary_memory", "full_history", "no_memory"]
+    assert list(STRATEGIES) == [
+        "cmi",
+        "reflection_memory",
+        "vector_memory",
+        "graph_memory",
+        "summary_memory",
+        "full_history",
+        "no_memory",
+    ]
     assert sorted(SOLVERS) == sorted(STRATEGIES)
     for name, strategy in STRATEGIES.items():
         assert strategy.name == name

@@ -18,5 +18,7 @@ async def test_llm_summary_is_shown_as_one_memory(synthetic_records):
 
 async def test_concat_joins_the_first_eight(synthetic_records):
     selection = await SummaryMemory("concat").select(memory_task_for(synthetic_records[1]))
-    assert ("[summary] Marco plays the cello in a community orchestra. Marco started learning the "
-            "banjo last spring. Priya keeps") in selection.prompt
+    assert (
+        "[summary] Marco plays the cello in a community orchestra. Marco started learning the "
+        "banjo last spring. Priya keeps"
+    ) in selection.prompt

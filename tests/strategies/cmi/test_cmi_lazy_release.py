@@ -38,8 +38,6 @@ class Recording:
         return output
 
 
-
-
 async def lazy_matches_eager(records: list[ExampleRecord], answer) -> None:
     """CMI with lazy_perturb selects, and says why, exactly as eager CMI, in fewer calls."""
     embedder = HashingEmbedder()

@@ -17,8 +17,15 @@ def sample_with(strategy: str, details: dict) -> EvalSample:
 
 
 def test_the_record_is_read_through_the_store():
-    d = CMIDiagnostics(config={"k": 3}, embedder="hashing", answer_no_memory="x", s_no=0.5, candidates=[],
-                       model_calls=1, final_answer_reused=True)
+    d = CMIDiagnostics(
+        config={"k": 3},
+        embedder="hashing",
+        answer_no_memory="x",
+        s_no=0.5,
+        candidates=[],
+        model_calls=1,
+        final_answer_reused=True,
+    )
     assert logged_diagnostics(sample_with("cmi", d.model_dump(mode="json"))) == d
 
 

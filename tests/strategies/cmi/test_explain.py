@@ -9,20 +9,46 @@ from cmi_inspect.strategies.cmi.explain import explain
 
 def record(**fields) -> dict:
     candidates = [
-        Candidate(key="m1", rank=1, proposal_score=0.9, s_with=1.0, s_pert=0.5, utility=0.4, stability=0.5,
-                  reason="selected", memory_support=Support(score=0.5, missing=["x|y"]), conflicts={"m2": 0.91}),
-        Candidate(key="m2", rank=2, proposal_score=0.8, s_with=0.6, utility=0.0,
-                  perturbed_skipped="lazy_perturb: utility already rules it out", reason="utility +0.000 <= tau_u 0.0"),
+        Candidate(
+            key="m1",
+            rank=1,
+            proposal_score=0.9,
+            s_with=1.0,
+            s_pert=0.5,
+            utility=0.4,
+            stability=0.5,
+            reason="selected",
+            memory_support=Support(score=0.5, missing=["x|y"]),
+            conflicts={"m2": 0.91},
+        ),
+        Candidate(
+            key="m2",
+            rank=2,
+            proposal_score=0.8,
+            s_with=0.6,
+            utility=0.0,
+            perturbed_skipped="lazy_perturb: utility already rules it out",
+            reason="utility +0.000 <= tau_u 0.0",
+        ),
     ]
-    base = {"config": {}, "embedder": "hashing", "answer_no_memory": "I do not know.", "s_no": 0.6,
-            "candidates": candidates, "model_calls": 4, "final_answer_reused": True}
+    base = {
+        "config": {},
+        "embedder": "hashing",
+        "answer_no_memory": "I do not know.",
+        "s_no": 0.6,
+        "candidates": candidates,
+        "model_calls": 4,
+        "final_answer_reused": True,
+    }
     return CMIDiagnostics(**{**base, **fields}).model_dump(mode="json")
 
 
 def test_the_table_shows_each_candidates_scores_and_decision():
     text = explain(record(), {"m1": "gold_00 (useful)"})
-    assert text.splitlines()[0] == ("CMI: s_no = 0.600; 4 intervention calls; final answer reused: True; "
-                                    "intervention scorer: gold; risk filter: label; proposal: hybrid")
+    assert text.splitlines()[0] == (
+        "CMI: s_no = 0.600; 4 intervention calls; final answer reused: True; "
+        "intervention scorer: gold; risk filter: label; proposal: hybrid"
+    )
     assert "| 1 | gold_00 (useful) | +1.000 | +0.500 | +0.400 | +0.500 | selected |" in text
     assert "| 2 | m2 | +0.600 | - (lazy_perturb: utility already rules it out) | +0.000 | - |" in text
     assert "Evidence from the history:" not in text

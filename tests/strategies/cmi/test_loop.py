@@ -167,11 +167,14 @@ async def test_oracle_selects_exactly_the_gold_candidates(synthetic_records):
             assert {p.key for p in sel.picks} == candidates & set(record.gold_memory_ids)
 
 
-@pytest.mark.parametrize(("config", "message"), [
-    ({"ablation": "oracle"}, "The oracle ablation selects by label: it needs -T protocol=paper."),
-    ({"risk_filter": "label"}, "blind protocol hides; choose from evidence, none"),
-    ({"intervention": "gold"}, "choose the label-free -S intervention=evidence"),
-])
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"ablation": "oracle"}, "The oracle ablation selects by label: it needs -T protocol=paper."),
+        ({"risk_filter": "label"}, "blind protocol hides; choose from evidence, none"),
+        ({"intervention": "gold"}, "choose the label-free -S intervention=evidence"),
+    ],
+)
 async def test_label_reading_choices_refuse_a_blind_task(synthetic_records, config, message):
     model = mock_model(lambda p: "x")
     task = memory_task_for(synthetic_records[0], "blind", model, gold_scorer(synthetic_records[0]))

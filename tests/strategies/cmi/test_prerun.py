@@ -11,13 +11,16 @@ def no_tasks_built_before():
     refuse_for_blind_tasks(CMIConfig())  # consumes whatever other tests built
 
 
-@pytest.mark.parametrize(("config", "message"), [
-    ({"intervention": "gold"}, "intervention=gold"),
-    ({"risk_filter": "label"}, "risk_filter=label"),
-    ({"intervention": "evidence", "risk_filter": "none"}, None),
-    ({"ablation": "oracle"}, None),  # left to the per-sample refusal
-    ({}, None),
-])
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"intervention": "gold"}, "intervention=gold"),
+        ({"risk_filter": "label"}, "risk_filter=label"),
+        ({"intervention": "evidence", "risk_filter": "none"}, None),
+        ({"ablation": "oracle"}, None),  # left to the per-sample refusal
+        ({}, None),
+    ],
+)
 def test_blind_tasks_refuse_label_reading_choices(config, message):
     note_task_protocol("blind")
     if message is None:

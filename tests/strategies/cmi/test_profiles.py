@@ -17,9 +17,17 @@ def test_every_protocol_has_a_profile_of_known_choices():
 def test_paper_is_the_reference_and_blind_is_label_free():
     paper, blind = PROFILES["paper"], PROFILES["blind"]
     assert (paper.intervention, paper.risk_filter, paper.embedder, paper.proposal.name) == (
-        "gold", "label", "hashing", "hybrid")
+        "gold",
+        "label",
+        "hashing",
+        "hybrid",
+    )
     assert (blind.intervention, blind.risk_filter, blind.embedder, blind.proposal.name) == (
-        "evidence", "evidence", "e5", "relevance")
+        "evidence",
+        "evidence",
+        "e5",
+        "relevance",
+    )
     assert not paper.label_free and blind.label_free
     assert blind.proposal.recency == 0.0 < paper.proposal.recency
 

@@ -14,8 +14,12 @@ from conftest import gold_scorer, memory_task_for, mock_model
 
 def supported(key: str, memory: float, answer: float | None, conflicts: dict[str, float]) -> Candidate:
     return Candidate(
-        key=key, rank=1, proposal_score=0.0, memory_support=Support(score=memory),
-        support_with=Support(score=answer) if answer is not None else None, conflicts=conflicts,
+        key=key,
+        rank=1,
+        proposal_score=0.0,
+        memory_support=Support(score=memory),
+        support_with=Support(score=answer) if answer is not None else None,
+        conflicts=conflicts,
     )
 
 

@@ -80,14 +80,17 @@ def test_label_reading_choices_are_refused_only_where_labels_are_hidden():
         Choices.of(CMIConfig(risk_filter="label"), "blind").refuse_label_reading()
 
 
-@pytest.mark.parametrize(("ablation", "utility", "stability", "reason"), [
-    ("full", 0.2, 0.1, None),
-    ("full", 0.0, 0.1, "utility +0.000 <= tau_u 0.0"),
-    ("full", 0.2, -0.1, "stability -0.100 < tau_s 0.0"),
-    ("utility_only", 0.2, None, None),
-    ("stability_only", None, 0.0, None),
-    ("stability_only", None, -0.5, "stability -0.500 < tau_s 0.0"),
-])
+@pytest.mark.parametrize(
+    ("ablation", "utility", "stability", "reason"),
+    [
+        ("full", 0.2, 0.1, None),
+        ("full", 0.0, 0.1, "utility +0.000 <= tau_u 0.0"),
+        ("full", 0.2, -0.1, "stability -0.100 < tau_s 0.0"),
+        ("utility_only", 0.2, None, None),
+        ("stability_only", None, 0.0, None),
+        ("stability_only", None, -0.5, "stability -0.500 < tau_s 0.0"),
+    ],
+)
 def test_each_ablation_tests_what_it_says(ablation, utility, stability, reason):
     c = candidate("a", 1, utility, stability)
     assert rule_rejection(c, None, CMIConfig(ablation=ablation)) == reason

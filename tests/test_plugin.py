@@ -23,6 +23,13 @@ def outside_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in drop}
 
 
+def cmi_inspect_cli(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``cmi-inspect ARGS`` as a user types it, in ``cwd``."""
+    return subprocess.run(
+        [str(BIN / "cmi-inspect"), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )
+
+
 @pytest.mark.slow  # builds a wheel (a subprocess, about 20 s)
 def test_the_wheel_holds_the_task_solvers_scorers_and_entry_point(tmp_path):
     subprocess.run(
@@ -78,28 +85,20 @@ def test_inspect_eval_by_registry_names_from_another_directory(tmp_path):
 
 def test_cmi_inspect_run_and_report_from_another_directory(tmp_path):
     env = outside_env()
-    run = subprocess.run(
-        [
-            str(BIN / "cmi-inspect"),
-            "run",
-            "logs",
-            "--strategies",
-            "no_memory,graph_memory",
-            "--model",
-            "fixed_latency/0",
-            "-T",
-            f"data_file={SYNTHETIC}",
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    run = cmi_inspect_cli(
+        tmp_path,
+        env,
+        "run",
+        "logs",
+        "--strategies",
+        "no_memory,graph_memory",
+        "--model",
+        "fixed_latency/0",
+        "-T",
+        f"data_file={SYNTHETIC}",
     )
     assert run.returncode == 0, run.stderr[-2000:]
-    report = subprocess.run(
-        [str(BIN / "cmi-inspect"), "report", "logs"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
-    )
+    report = cmi_inspect_cli(tmp_path, env, "report", "logs")
     assert report.returncode == 0, report.stderr[-2000:]
     assert "| graph_memory | fixed_latency/0 | paper |" in report.stdout
 
@@ -124,28 +123,20 @@ def test_an_installed_external_strategy_runs_is_scored_and_reported_like_a_built
         timeout=600,
     )
     env = {**outside_env(), "PYTHONPATH": str(site)}
-    run = subprocess.run(
-        [
-            str(BIN / "cmi-inspect"),
-            "run",
-            "logs",
-            "--strategies",
-            "keyword_memory,vector_memory",
-            "--model",
-            "fixed_latency/0",
-            "-T",
-            f"data_file={SYNTHETIC}",
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    run = cmi_inspect_cli(
+        tmp_path,
+        env,
+        "run",
+        "logs",
+        "--strategies",
+        "keyword_memory,vector_memory",
+        "--model",
+        "fixed_latency/0",
+        "-T",
+        f"data_file={SYNTHETIC}",
     )
     assert run.returncode == 0, run.stderr[-2000:]
-    report = subprocess.run(
-        [str(BIN / "cmi-inspect"), "report", "logs"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
-    )
+    report = cmi_inspect_cli(tmp_path, env, "report", "logs")
     assert "| keyword_memory | fixed_latency/0 | paper | 3 | 0 |" in report.stdout
     assert "| vector_memory | fixed_latency/0 | paper | 3 | 0 |" in report.stdout
     log_dir = tmp_path / "eval"

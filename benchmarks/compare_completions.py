@@ -1,4 +1,4 @@
-"""Check: do two runs of the same strategies give the same completions, prompt by prompt?
+"""Check: do two runs of the same strategies give the same completions and selections?
 
 For each strategy found in both log folders (matched by ``strategy_label``), pairs the
 samples by id and epoch and compares every model call's completion, keyed by its prompt
@@ -18,6 +18,7 @@ import argparse
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 
 from cmi_inspect.report.runs import strategy_calls, strategy_label
+from cmi_inspect.strategies.base import MemorySelection
 
 Completions = dict[str, str]
 """A sample's completions by prompt text."""
@@ -39,6 +40,11 @@ def completions(log: EvalLog) -> dict[tuple[str, int], Completions]:
     return out
 
 
+def selections(log: EvalLog) -> dict[tuple[str, int], list[str]]:
+    """Each sample's selected memory keys, as its ``MemorySelection`` store holds them."""
+    return {(str(s.id), s.epoch): s.store_as(MemorySelection).selected for s in log.samples or []}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -50,11 +56,16 @@ def main() -> None:
     shared = sorted(set(a) & set(b))
     if not shared:
         raise SystemExit(f"No strategy has a successful log in both {args.a} and {args.b}.")
-    print("| strategy | samples | prompts | samples that differ | prompts that differ |")
-    print("| --- | --- | --- | --- | --- |")
+    print(
+        "| strategy | samples | prompts | samples that differ | prompts that differ "
+        "| selections that differ |"
+    )
+    print("| --- | --- | --- | --- | --- | --- |")
     differing: list[str] = []
     for name in shared:
         ca, cb = completions(a[name]), completions(b[name])
+        sa, sb = selections(a[name]), selections(b[name])
+        picked = sum(sa[k] != sb[k] for k in set(sa) & set(sb))
         samples = prompts = bad_samples = bad_prompts = 0
         for key in sorted(set(ca) & set(cb)):
             common = set(ca[key]) & set(cb[key])
@@ -64,7 +75,7 @@ def main() -> None:
             if wrong or set(ca[key]) != set(cb[key]):
                 bad_samples += 1
                 differing.append(f"{name} {key[0]} (epoch {key[1]}): {len(wrong)} completions")
-        print(f"| {name} | {samples} | {prompts} | {bad_samples} | {bad_prompts} |")
+        print(f"| {name} | {samples} | {prompts} | {bad_samples} | {bad_prompts} | {picked} |")
     for line in differing:
         print(line)
 

@@ -49,6 +49,19 @@ def test_bad_parameters_are_user_errors():
     assert issubclass(UserError, PrerequisiteError)  # inspect eval prints it without a traceback
 
 
+def test_an_empty_file_and_an_empty_family_list_say_what_is_wrong(tmp_path):
+    from cmi_inspect.task import causal_locomo
+
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    with pytest.raises(UserError, match=r"^No examples in .*empty\.jsonl\.$"):
+        causal_locomo_dataset(data_file=empty)
+    with pytest.raises(UserError, match=r"No examples of families inferential_memory_qa in"):
+        causal_locomo_dataset(data_file=SYNTHETIC, task_families=["inferential_memory_qa"])
+    with pytest.raises(UserError, match=r"-T task_families= is empty: leave it out for every family"):
+        causal_locomo(task_families=" , ", data_file=str(SYNTHETIC))
+
+
 def test_xl_by_name(locomo_file):
     dataset = causal_locomo_dataset(dataset="xl", task_families=["inferential_memory_qa"])
     assert dataset.name == "causal_locomo_xl" and len(dataset) >= 1

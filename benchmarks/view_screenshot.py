@@ -73,7 +73,8 @@ def main() -> None:
             page = browser.new_page(viewport={"width": args.width, "height": args.height})
             page.goto(url)
             page.wait_for_selector("text=causal_locomo", timeout=60_000)
-            page.wait_for_timeout(2_000)  # let the list fill in every row's score
+            page.wait_for_load_state("networkidle")
+            page.wait_for_timeout(5_000)  # let the list fill in every row's details
             args.out.parent.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(args.out))
             browser.close()

@@ -130,9 +130,10 @@ class CMIConfig:
         if self.budget is not None:
             object.__setattr__(self, "budget", positive_int("budget", self.budget))
         object.__setattr__(self, "lazy_perturb", flag("lazy_perturb", self.lazy_perturb))
-        similarity = finite_float("conflict_similarity", self.conflict_similarity, -1.0, 1.0)
+        # a threshold above 1 is allowed: no pair then counts as one claim
+        similarity = finite_float("conflict_similarity", self.conflict_similarity, -1.0)
         object.__setattr__(self, "conflict_similarity", similarity)
-        overlap = finite_float("conflict_overlap", self.conflict_overlap, 0.0, 1.0)
+        overlap = finite_float("conflict_overlap", self.conflict_overlap, 0.0)
         object.__setattr__(self, "conflict_overlap", overlap)
         if self.risk_filter is not None:
             risk_filter(self.risk_filter)

@@ -46,3 +46,12 @@ def positive_int(name: str, value: object, minimum: int = 1) -> int:
         raise UserError(f"{name} must be an integer of at least {minimum}, got {value!r}.")
     return number
 
+
+def flag(name: str, value: object) -> bool:
+    """A yes/no parameter, from a bool or its text (``-S infer=true``)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text not in ("true", "false"):
+        raise UserError(f"{name} must be true or false, got {value!r}.")
+    return text == "true"

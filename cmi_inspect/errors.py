@@ -9,6 +9,8 @@ traceback; ``tests/test_causal_locomo_task.py`` checks the one line).
 
 from __future__ import annotations
 
+from rich.markup import escape
+
 try:
     from inspect_ai._util.error import PrerequisiteError
 except ImportError:  # pragma: no cover - only on an Inspect that moved it
@@ -22,11 +24,12 @@ class UserError(PrerequisiteError, ValueError):
     """A bad file, parameter or choice, with a message that says which and what to do."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(message)
+        # Inspect prints the message through Rich: escaped, "cmi-inspect[mem0]" stays as written
+        super().__init__(escape(message))
         self.args = (message,)
 
     def __str__(self) -> str:
-        return str(self.message)
+        return str(self.args[0])
 
 
 def choose(kind: str, value: object, choices: tuple[str, ...] | list[str]) -> str:

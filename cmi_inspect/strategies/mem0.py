@@ -112,7 +112,9 @@ def import_mem0() -> Any:
         from mem0 import Memory as Mem0
         from mem0.memory import main, telemetry
     except ImportError as ex:
-        raise UserError(f"-S strategy=mem0 needs mem0 ({ex.name} is missing): {INSTALL}") from None
+        raise UserError(
+            f"Strategy 'mem0' needs the mem0 extra ({ex.name} is not installed): {INSTALL}"
+        ) from None
     if telemetry.MEM0_TELEMETRY or main.MEM0_TELEMETRY:
         raise UserError("mem0 was imported with its telemetry on: set MEM0_TELEMETRY=False.")
     logging.getLogger("mem0.vector_stores.qdrant").addFilter(_once_per_process)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 
+from rich.markup import escape
+
 try:
     from inspect_ai._util.error import PrerequisiteError
 except ImportError:  # pragma: no cover - only on an Inspect that moved it
@@ -24,11 +26,12 @@ class UserError(PrerequisiteError, ValueError):
     """A bad file, parameter or choice, with a message that says which and what to do."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(message)
+        # Inspect prints the message through Rich: escaped, "cmi-inspect[mem0]" stays as written
+        super().__init__(escape(message))
         self.args = (message,)
 
     def __str__(self) -> str:
-        return str(self.message)
+        return str(self.args[0])
 
 
 def choose(kind: str, value: object, choices: tuple[str, ...] | list[str]) -> str:

@@ -181,6 +181,8 @@ def memory_strategy(strategy: str, **kwargs: Any) -> Solver:
     cls = strategy_class(strategy)
     try:
         instance = cls(**kwargs)
+    except UserError:  # the strategy's own one-line message
+        raise
     except (TypeError, ValueError) as ex:
         raise UserError(f"Strategy {strategy!r} does not take these -S arguments: {ex}") from None
     return strategy_solver(instance)

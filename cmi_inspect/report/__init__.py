@@ -15,7 +15,14 @@ from typing import Any
 from cmi_inspect import reference
 from cmi_inspect.report.figures import plot_accuracy_robustness, plot_utility
 from cmi_inspect.report.runs import read_runs
-from cmi_inspect.report.tables import poison_table, table1, table2, table3, table3_rows
+from cmi_inspect.report.tables import (
+    extraction_note,
+    poison_table,
+    table1,
+    table2,
+    table3,
+    table3_rows,
+)
 
 
 def _jsonable(value: Any) -> Any:
@@ -41,6 +48,7 @@ def build_report(log_dir: str, out: Path | None = None) -> str:
         "compare strategies' cost by calls and tokens, not by seconds, when a run used it.",
         "## Table 1: task score and memory selection",
         table1(runs) if runs else "No usable causal_locomo log.",
+        *filter(None, [extraction_note(runs)]),
         "## Table 2: task score by task family",
         table2(runs) if runs else "-",
         "## Table 3: CMI mean utility and stability by memory label",

@@ -62,6 +62,9 @@ class Run:
     """Poison adoption by the kind of harmful memory, over the samples that have one."""
     judge_errors: int = 0
     """Samples whose grader reply was no readable verdict (scored 0)."""
+    extraction_failures: int = 0
+    """Samples whose strategy records a failed extraction (``details.extraction_failed``, as
+    mem0's ``infer=true`` does); they are scored with the selection they got."""
     candidates: list[dict[str, Any]] = field(default_factory=list)
     """CMI's candidates, each with its example id and memory label."""
 
@@ -171,6 +174,10 @@ def judge_errors(samples: list[EvalSample]) -> int:
     )
 
 
+def extraction_failures(samples: list[EvalSample]) -> int:
+    return sum(1 for s in samples if s.store_as(MemorySelection).details.get("extraction_failed"))
+
+
 def summarise(log: EvalLog, name: str) -> Run:
     all_samples = log.samples or []
     samples = [s for s in all_samples if s.error is None and s.scores]
@@ -198,6 +205,7 @@ def summarise(log: EvalLog, name: str) -> Run:
         by_family=family_scores(samples, families),
         by_attack_kind=poison_by_kind(samples),
         judge_errors=judge_errors(samples),
+        extraction_failures=extraction_failures(samples),
         candidates=[c for s in samples for c in labelled_candidates(s)],
     )
 

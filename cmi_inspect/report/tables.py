@@ -54,6 +54,18 @@ def table1(runs: list[Run]) -> str:
     return markdown_table(header, body)
 
 
+def extraction_note(runs: list[Run]) -> str:
+    """Which runs had samples whose extraction failed ('' when none did)."""
+    failed = [f"{r.strategy} ({r.model}, {r.protocol}): {r.extraction_failures} of {r.samples}"
+              for r in runs if r.extraction_failures]  # fmt: skip
+    if not failed:
+        return ""
+    return (
+        "Samples whose strategy's extraction failed (its details say `extraction_failed`; they "
+        "are scored with the selection they got): " + "; ".join(failed) + "."
+    )
+
+
 NO_MEAN = Mean(math.nan, math.nan, 0)
 
 

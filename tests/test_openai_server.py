@@ -9,26 +9,20 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import socket
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cmi_inspect.judge import FALLBACK_JUDGE
-from cmi_inspect.local_model import resolve_gguf
+from cmi_inspect.local_model import choose_extra_bufts, resolve_gguf
+from cmi_inspect.local_model.served import ALIAS, served_model
 from inspect_ai.log import read_eval_log
 
 from conftest import REPO
 
 INSPECT = str(Path(sys.executable).parent / "inspect")
-ALIAS = "smollm2"
 MODEL = f"openai-api/llamacpp/{ALIAS}"
-READY_TIMEOUT_S = 120
 
 pytestmark = [
     pytest.mark.slow,
@@ -39,60 +33,12 @@ pytestmark = [
 ]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_until_ready(server: subprocess.Popen[bytes], url: str) -> None:
-    """Poll the model list until the server answers, it exits, or the time is up."""
-    deadline = time.monotonic() + READY_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"llama.cpp server exited with status {server.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/models", timeout=5) as response:
-                if response.status == 200:
-                    return
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            time.sleep(0.5)
-    raise TimeoutError(f"llama.cpp server not ready after {READY_TIMEOUT_S} s")
-
-
 @pytest.fixture(scope="module")
-def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Base URL of a llama.cpp server on loopback serving the bundled model; always stopped."""
-    port = free_port()
-    log = (tmp_path_factory.mktemp("llamacpp-server") / "server.log").open("wb")
-    command = [
-        sys.executable,
-        "-m",
-        "cmi_inspect.local_model.serve",
-        "--model",
-        str(resolve_gguf("smollm2")),
-        "--model_alias",
-        ALIAS,
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--n_ctx",
-        "4096",
-    ]
-    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        url = f"http://127.0.0.1:{port}/v1"
-        wait_until_ready(server, url)
-        yield url
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        log.close()
+def server_url() -> str:
+    """Base URL of llama.cpp's server on loopback serving the bundled model, started as
+    mem0's adapter starts it (``local_model.served``) and stopped when the tests end."""
+    path = resolve_gguf("smollm2")
+    return served_model(path, 4096, choose_extra_bufts("auto", path).extra_bufts).url
 
 
 def test_vector_memory_answered_and_graded_through_the_server(server_url, tmp_path, release_file):

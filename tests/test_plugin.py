@@ -10,7 +10,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from inspect_ai.log import read_eval_log
+from inspect_ai.log import EvalLog, read_eval_log
 
 from conftest import REPO, SYNTHETIC
 
@@ -21,6 +21,21 @@ def outside_env() -> dict[str, str]:
     """The user's environment, minus the checkout's default model and log folder."""
     drop = ("INSPECT_EVAL_MODEL", "INSPECT_LOG_DIR", "PYTHONPATH")
     return {k: v for k, v in os.environ.items() if k not in drop}
+
+
+def inspect_eval_log(cwd: Path, log_dir: Path, env: dict[str, str], *args: str) -> EvalLog:
+    """``inspect eval ARGS`` as a user types it, in ``cwd``; the one log it writes."""
+    subprocess.run(
+        [str(BIN / "inspect"), "eval", *args, "--log-dir", str(log_dir), "--display", "none"],
+        cwd=cwd,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    [path] = log_dir.glob("*.eval")
+    return read_eval_log(str(path))
 
 
 def cmi_inspect_cli(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
@@ -50,33 +65,20 @@ def test_the_wheel_holds_the_task_solvers_scorers_and_entry_point(tmp_path):
 
 def test_inspect_eval_by_registry_names_from_another_directory(tmp_path):
     log_dir = tmp_path / "logs"
-    subprocess.run(
-        [
-            str(BIN / "inspect"),
-            "eval",
-            "cmi_inspect/causal_locomo",
-            "--solver",
-            "cmi_inspect/vector_memory",
-            "-S",
-            "embedder=hashing",
-            "-T",
-            f"data_file={SYNTHETIC}",
-            "--model",
-            "fixed_latency/0",
-            "--log-dir",
-            str(log_dir),
-            "--display",
-            "none",
-        ],
-        cwd=tmp_path,
-        env=outside_env(),
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    log = inspect_eval_log(
+        tmp_path,
+        log_dir,
+        outside_env(),
+        "cmi_inspect/causal_locomo",
+        "--solver",
+        "cmi_inspect/vector_memory",
+        "-S",
+        "embedder=hashing",
+        "-T",
+        f"data_file={SYNTHETIC}",
+        "--model",
+        "fixed_latency/0",
     )
-    [path] = log_dir.glob("*.eval")
-    log = read_eval_log(str(path))
     assert log.status == "success" and log.samples is not None and len(log.samples) == 3
     assert log.eval.task_registry_name == "cmi_inspect/causal_locomo"
     assert log.plan.steps[-1].solver == "cmi_inspect/vector_memory"
@@ -140,36 +142,23 @@ def test_an_installed_external_strategy_runs_is_scored_and_reported_like_a_built
     assert "| keyword_memory | fixed_latency/0 | paper | 3 | 0 |" in report.stdout
     assert "| vector_memory | fixed_latency/0 | paper | 3 | 0 |" in report.stdout
     log_dir = tmp_path / "eval"
-    subprocess.run(
-        [
-            str(BIN / "inspect"),
-            "eval",
-            "cmi_inspect/causal_locomo",
-            "--solver",
-            "cmi_inspect/memory_strategy",
-            "-S",
-            "strategy=keyword_memory",
-            "-S",
-            "fail=true",
-            "-T",
-            f"data_file={SYNTHETIC}",
-            "--model",
-            "fixed_latency/0",
-            "--no-fail-on-error",
-            "--log-dir",
-            str(log_dir),
-            "--display",
-            "none",
-        ],
-        cwd=tmp_path,
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    log = inspect_eval_log(
+        tmp_path,
+        log_dir,
+        env,
+        "cmi_inspect/causal_locomo",
+        "--solver",
+        "cmi_inspect/memory_strategy",
+        "-S",
+        "strategy=keyword_memory",
+        "-S",
+        "fail=true",
+        "-T",
+        f"data_file={SYNTHETIC}",
+        "--model",
+        "fixed_latency/0",
+        "--no-fail-on-error",
     )
-    [path] = log_dir.glob("*.eval")
-    log = read_eval_log(str(path))
     assert log.eval.task == "causal_locomo: keyword_memory[fail=True] (paper)"
     assert log.samples and all(s.error is not None for s in log.samples)
     assert all("strategy 'keyword_memory' failed" in (s.error.message if s.error else "") for s in log.samples)

@@ -72,7 +72,7 @@ async def replay(d: CMIDiagnostics, score: AnswerScorer) -> tuple[list[str], dic
     """The keys CMI's decision keeps when its logged answers are scored by ``score`` (the
     risk filter's logged verdicts standing), and each candidate's utility."""
     config = CMIConfig(**d.config)
-    s_no = await score(d.answer_no_memory)
+    s_no = await score(d.answer_no_memory or "")
     rescored = []
     for c in d.candidates:
         if c.answer_with is None or c.answer_perturbed is None:
@@ -81,7 +81,7 @@ async def replay(d: CMIDiagnostics, score: AnswerScorer) -> tuple[list[str], dic
         update = {"s_with": s_with, "s_pert": s_pert, "utility": s_with - s_no}
         rescored.append(c.model_copy(update={**update, "stability": s_with - s_pert}))
     rejections = {c.key: rule_rejection(c, None, config) or logged_risk(c) for c in rescored}
-    decision = decide(rescored, rejections, config.prefer, config.max_kept)
+    decision = decide(rescored, rejections, config.prefer, d.budget or config.k)
     return decision.kept, {c.key: c.utility or 0.0 for c in rescored}
 
 
@@ -173,7 +173,7 @@ async def rows(log_path: str, tally: Tally) -> dict[str, list[dict[str, float]]]
                 )
             )
         for c in d.candidates:
-            changed = (c.answer_with or "").strip() != d.answer_no_memory.strip()
+            changed = (c.answer_with or "").strip() != (d.answer_no_memory or "").strip()
             positive = {"evidence": u_evidence[c.key] > 0, "gold": u_gold[c.key] > 0}
             tally.add(meta.labels[ids[c.key]], changed, positive)
     return out

@@ -114,6 +114,13 @@ def main(argv: list[str] | None = None) -> int:
     judges.add_argument("--log-dir", default="logs/judge-audit", help="where the audit's log goes")
     judges.add_argument("--json", type=Path, metavar="FILE", help="also write the result here")
 
+    pair = commands.add_parser(
+        "compare", help="two runs on the same samples: paired differences with intervals"
+    )
+    pair.add_argument("log_a", help="a run's .eval log")
+    pair.add_argument("log_b", help="the run it is compared with, on the same samples")
+    pair.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
+
     build = commands.add_parser("build-xl", help="build Causal-LoCoMo-XL from LoCoMo")
     build.add_argument("out_dir", type=Path)
 
@@ -231,6 +238,13 @@ def _audit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compare(args: argparse.Namespace) -> int:
+    from cmi_inspect.report.paired import compare
+
+    print(compare(args.log_a, args.log_b, args.resamples))
+    return 0
+
+
 def _build_xl(args: argparse.Namespace) -> int:
     from cmi_inspect.paths import writable_dir
     from cmi_inspect.xl import build_xl, locomo_path
@@ -247,6 +261,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "audit": _audit,
     "build-xl": _build_xl,
     "judge-audit": _judge_audit,
+    "compare": _compare,
 }
 
 

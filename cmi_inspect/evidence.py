@@ -10,16 +10,22 @@ has nothing else.
 Evidence is the few windows of consecutive turns most relevant to the
 request (BM25 over the history's own windows, plus a bonus for a window
 whose dates match a date the request names; only windows at least half as
-relevant as the best). An answer is scored by what it adds to its prompt:
+relevant as the best), and the windows most relevant to each candidate
+memory's text (so a memory's own source turns are there to check it), each
+weighted by its relevance to the request. An answer is scored by what it
+adds to its prompt:
 
 - each of its own words (not in the request or the prompt's instructions,
-  not a stop word or a date word) counts with its IDF in this history, and
-  is found to the degree of the most relevant window that has it;
-- each date it states (relative ones resolved against the latest session)
-  counts as much as the history's rarest word, and is found to the degree it
-  agrees with a date the evidence states, relative expressions ("yesterday",
-  "last week") resolved against their session's date (``cmi_inspect.dates``).
-  A window that states no date vouches, at half weight, for its session's.
+  not a stop word, a date word or a word about the notes rather than the
+  answer: "according", "mentioned", a memory's key) counts with its IDF in
+  this history, and is found to the degree of the most relevant window that
+  has it;
+- each date it states explicitly counts as much as the history's rarest
+  word, and is found to the degree it agrees with a date the evidence
+  states, relative expressions ("yesterday", "last week") there resolved
+  against their session's date (``cmi_inspect.dates``). A window that
+  states no date vouches, at half weight, for its session's. An answer's
+  own relative date ("Last week.") is vague: it earns nothing.
 
 The score is the weighted share found, in [0, 1]; an answer that adds
 nothing ("I don't know", the request repeated) scores 0.
@@ -28,6 +34,7 @@ nothing ("I don't know", the request repeated) scores 0.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -49,6 +56,22 @@ EVIDENCE_WINDOWS = 6
 COMPARABLE_RELEVANCE = 0.5
 """A window is evidence only if it is at least this relevant relative to the best one: a
 word that merely occurs somewhere near the topic does not vouch for an answer."""
+MEMORY_WINDOWS = 2
+"""Windows retrieved by each candidate memory's text, added to the request's."""
+MEMORY_WINDOW_RELEVANCE = 0.25
+"""A window retrieved by a memory's text is evidence only if it is at least this relevant
+to the request relative to the best window: a memory's own source turns check it only
+where they are about what is asked, so an irrelevant memory does not vouch for itself."""
+META_WORDS = frozenset(
+    content_words(
+        "according mentioned mention mentions said says say stated states state note notes "
+        "memory memories information context based recall remember conversation provided "
+        "specified unclear unknown probably possibly perhaps maybe likely think sure"
+    )
+)
+"""Words an answer uses about its sources or its certainty, not about what is asked."""
+KEY = re.compile(r"^m\d+$")
+"""A memory's key as the prompt shows it ("m3")."""
 SESSION_DATE_WEIGHT = 0.5
 """How much a window with no stated date vouches for its own session's date."""
 _BM25_K1, _BM25_B = 1.2, 0.75
@@ -148,7 +171,12 @@ class BlindEvidence:
     """The evidence for one request from the agent's own history, and the scorer built on it."""
 
     def __init__(
-        self, request: str, sessions: Sequence[PastSession], top: int = EVIDENCE_WINDOWS
+        self,
+        request: str,
+        sessions: Sequence[PastSession],
+        top: int = EVIDENCE_WINDOWS,
+        memories: Sequence[str] = (),
+        memory_relevance: float = MEMORY_WINDOW_RELEVANCE,
     ) -> None:
         self.request = request
         self.given_words = set(content_words(request)) | template_words()
@@ -158,6 +186,11 @@ class BlindEvidence:
         self.idf = _idf(all_windows)
         self.windows = _most_relevant(request, all_windows, self.idf, top)
         best = self.windows[0].relevance if self.windows else 0.0
+        for text in memories:
+            for window in _by_text(text, all_windows, self.idf, MEMORY_WINDOWS):
+                relevant = window.relevance > 0 and window.relevance >= memory_relevance * best
+                if relevant and all(window is not w for w in self.windows):
+                    self.windows.append(window)
         self.words: dict[str, float] = {}
         """Each evidence word, with the relative relevance of the best window that has it."""
         for window in self.windows:
@@ -172,18 +205,19 @@ class BlindEvidence:
         """A date counts as much as the history's rarest word: it is as specific."""
 
     @classmethod
-    def from_task(cls, task: BlindTask) -> BlindEvidence:
-        """Evidence from the request and the past sessions: nothing else of the sample."""
-        return cls(task.request, task.sessions)
+    def from_task(cls, task: BlindTask, memories: Sequence[str] = ()) -> BlindEvidence:
+        """Evidence from the request, the past sessions and the candidate memories' texts:
+        nothing else of the sample."""
+        return cls(task.request, task.sessions, memories=memories)
 
     def support(self, text: str) -> Support:
         """How well the evidence supports ``text`` (see the module's docstring)."""
         words = [
             w
             for w in dict.fromkeys(content_words(without_dates(text)))
-            if w not in self.given_words
+            if w not in self.given_words and w not in META_WORDS and not KEY.match(w)
         ]
-        spans = {s.text: s for s in date_spans(text, self.now) if not self._asked(s)}
+        spans = {s.text: s for s in date_spans(text) if not self._asked(s)}
         credit = {w: (self.words.get(w, 0.0), self._weight(w)) for w in words}
         dates = {text: self._date_agreement(s) for text, s in spans.items()}
         credit |= {text: (agreement, self._date_weight) for text, agreement in dates.items()}
@@ -244,11 +278,27 @@ def _idf(windows: Sequence[Window]) -> dict[str, float]:
     return {word: math.log(1 + (n - d + 0.5) / (d + 0.5)) for word, d in df.items()}
 
 
+def _bm25(query: Sequence[str], window: Window, idf: dict[str, float], average: float) -> float:
+    length = sum(window.words.values())
+    return sum(
+        idf.get(q, 0.0)
+        * window.words[q]
+        * (_BM25_K1 + 1)
+        / (window.words[q] + _BM25_K1 * (1 - _BM25_B + _BM25_B * length / average))
+        for q in query
+        if q in window.words
+    )
+
+
+def _average_length(windows: Sequence[Window]) -> float:
+    return sum(sum(w.words.values()) for w in windows) / len(windows) if windows else 1.0
+
+
 def _most_relevant(
     request: str, windows: list[Window], idf: dict[str, float], top: int
 ) -> list[Window]:
     """The ``top`` windows by BM25 to the request, no two sharing a turn, none much less
-    relevant than the best.
+    relevant than the best; every window's ``relevance`` is set to its BM25 to the request.
 
     A window whose dates overlap a date the request names ("on May 3, 2023")
     gains the weight of the request's rarest word: it is about the right time.
@@ -256,25 +306,34 @@ def _most_relevant(
     # in a fixed order, so that the sums below repeat bit for bit whatever the hash seed
     query = list(dict.fromkeys(content_words(without_dates(request))))
     asked = date_spans(request)
-    average = sum(sum(w.words.values()) for w in windows) / len(windows) if windows else 1.0
+    average = _average_length(windows)
     rarest = max((idf.get(q, 0.0) for q in query), default=0.0)
     for w in windows:
-        length = sum(w.words.values())
-        w.relevance = sum(
-            idf.get(q, 0.0)
-            * w.words[q]
-            * (_BM25_K1 + 1)
-            / (w.words[q] + _BM25_K1 * (1 - _BM25_B + _BM25_B * length / average))
-            for q in query
-            if q in w.words
-        )
+        w.relevance = _bm25(query, w, idf, average)
         if any(a.overlaps(s) for a in asked for s, firmness in w.spans if firmness == 1.0):
             w.relevance += rarest
+    best = max((w.relevance for w in windows), default=0.0)
+    ranked = sorted(windows, key=lambda w: -w.relevance)
+    return _disjoint(
+        [w for w in ranked if w.relevance > 0 and w.relevance >= COMPARABLE_RELEVANCE * best], top
+    )
+
+
+def _by_text(text: str, windows: list[Window], idf: dict[str, float], top: int) -> list[Window]:
+    """The ``top`` windows by BM25 to a memory's text, no two sharing a turn."""
+    query = list(dict.fromkeys(content_words(without_dates(text))))
+    average = _average_length(windows)
+    scored = [(_bm25(query, w, idf, average), i) for i, w in enumerate(windows)]
+    ranked = [windows[i] for score, i in sorted(scored, key=lambda x: (-x[0], x[1])) if score > 0]
+    return _disjoint(ranked, top)
+
+
+def _disjoint(ranked: Sequence[Window], top: int) -> list[Window]:
+    """The first ``top`` of ``ranked`` that share no turn with an earlier one."""
     chosen: list[Window] = []
     used: set[str] = set()
-    best = max((w.relevance for w in windows), default=0.0)
-    for w in sorted(windows, key=lambda w: -w.relevance):
-        if len(chosen) == top or w.relevance <= 0 or w.relevance < COMPARABLE_RELEVANCE * best:
+    for w in ranked:
+        if len(chosen) == top:
             break
         refs = {t.dia_id for t in w.turns}
         if not refs & used:

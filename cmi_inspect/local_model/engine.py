@@ -92,6 +92,59 @@ class Engine:
         self.stats.evaluated_tokens += len(tokens) - reused
         return response
 
+    def continuation_logprobs(
+        self, messages: list[dict[str, str]], continuations: list[str]
+    ) -> list[list[float]]:
+        """Per token, the log-probability of each continuation as the assistant's whole
+        reply to ``messages`` (its end-of-turn token included), computed on the engine's
+        thread (blocks until done)."""
+        return self.worker.submit(self._continuation_logprobs, messages, continuations).result()
+
+    def _continuation_logprobs(
+        self, messages: list[dict[str, str]], continuations: list[str]
+    ) -> list[list[float]]:
+        prompt = self.prompt_ids(messages)
+        replies = [self.llm.tokenize(c) + [self.llm.end_of_turn()] for c in continuations]
+        longest = max((len(r) for r in replies), default=0)
+        if len(prompt) + longest > self.n_ctx:
+            raise PromptTooLongError(
+                f"Prompt of {len(prompt)} tokens plus a reply of {longest} exceeds the "
+                f"{self.n_ctx}-token context window; raise it with -M n_ctx=N."
+            )
+        # the prompt but its last token is put in the context exactly as a fresh decoding
+        # would compute it; the last token and each reply are then decoded in one small
+        # batch, so a reply's log-probabilities are the same whatever ran before
+        head = prompt[:-1]
+        large = self._hold(head)
+        self.live, self.live_large = (), 0  # until every reply is scored
+        scores = [self.llm.tail_logprobs(prompt + reply, len(head)) for reply in replies]
+        self.live, self.live_large = tuple(head), large
+        self.stats.scored_tokens += sum(len(r) for r in replies)
+        return scores
+
+    def _hold(self, tokens: list[int]) -> int:
+        """Put exactly ``tokens`` in the context, computed as a fresh decoding would; return
+        how many of them were computed in large batches."""
+        if self.reuse and min(common_prefix(self.live, tokens), self.live_large) >= len(tokens):
+            self.llm.keep(tokens, len(tokens))
+            return len(tokens)
+        key, shared = self.saved.longest(tokens) if self.reuse else ((), 0)
+        if shared >= len(tokens):
+            state, _ = self.saved.get(key)
+            self.llm.load_state(state)  # type: ignore[arg-type]
+            self.llm.keep(tokens, len(tokens))
+            return len(tokens)
+        reused = self._start_from_prefix(tokens)
+        self.live = ()
+        self.llm.decode(tokens, reused)
+        self.live = tuple(tokens)
+        self.live_large = large_prefix(reused, len(tokens), self.llm.block)
+        if self.reuse and self.live_large > LARGE_BATCH:
+            self.saved.put(self.live, self.llm.save_state(), self.live_large)
+        self.stats.prompt_tokens += len(tokens)
+        self.stats.evaluated_tokens += len(tokens) - reused
+        return self.live_large
+
     def _start_from_prefix(self, tokens: list[int]) -> int:
         """Put the context at the best reusable prefix of ``tokens``; return its length."""
         if not self.reuse:

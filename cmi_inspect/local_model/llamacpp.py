@@ -2,7 +2,8 @@
 
 The engine and the benchmarks speak to llama.cpp only through ``LlamaCpp``: tokens of a
 chat prompt, a greedy completion that may start from tokens already in the context, the
-KV state saved and restored, the last token's logits. ``model_params`` loads a model
+KV state saved and restored, the last token's logits, the log-probabilities of forced
+tokens. ``model_params`` loads a model
 with or without llama.cpp's extra weight-buffer types (AMX, repacking; see ``probe``).
 """
 
@@ -151,6 +152,41 @@ class LlamaCpp:
         self.llm.eval(tokens[start:])
         logits = self.llm._ctx.get_logits()
         return np.ctypeslib.as_array(logits, shape=(self.llm.n_vocab(),)).copy()
+
+    def decode(self, tokens: Sequence[int], start: int) -> None:
+        """Decode ``tokens[start:]`` onto the context's first ``start`` tokens in
+        llama-cpp-python's own batches, as a completion would decode its prompt."""
+        self.keep(tokens, start)
+        self.llm.eval(tokens[start:])
+
+    def tail_logprobs(self, tokens: Sequence[int], start: int) -> list[float]:
+        """Each of ``tokens[start + 1:]``'s log-probability given every token before it
+        (forced decoding), decoding ``tokens[start:]`` onto the context's first ``start``
+        tokens in one batch per block, with logits only where they are read."""
+        import llama_cpp
+
+        self.keep(tokens, start)
+        self.llm._ctx.kv_cache_seq_rm(-1, start, -1)
+        n_vocab = self.llm.n_vocab()
+        logprobs: list[float] = []
+        for first in range(start, len(tokens) - 1, self.block):
+            batch = list(tokens[first : min(first + self.block, len(tokens) - 1)])
+            self.llm._batch.set_batch(batch=batch, n_past=first, logits_all=True)
+            self.llm._ctx.decode(self.llm._batch)
+            self.llm.input_ids[first : first + len(batch)] = batch
+            self.llm.n_tokens = first + len(batch)
+            rows = np.ctypeslib.as_array(
+                llama_cpp.llama_get_logits(self.llm.ctx), shape=(len(batch), n_vocab)
+            ).astype(np.float64)
+            top = rows.max(axis=1, keepdims=True)
+            norm = top[:, 0] + np.log(np.exp(rows - top).sum(axis=1))
+            targets = tokens[first + 1 : first + 1 + len(batch)]
+            logprobs += [float(rows[i, t] - norm[i]) for i, t in enumerate(targets)]
+        return logprobs
+
+    def end_of_turn(self) -> int:
+        """The token that ends an assistant turn in the chat template."""
+        return self.llm.token_eos()
 
     def close(self) -> None:
         self.llm.close()

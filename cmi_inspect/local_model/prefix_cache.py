@@ -29,16 +29,19 @@ class State(Protocol):
 
 @dataclass
 class ReuseStats:
-    """Prompt tokens an engine was asked for, and those it actually evaluated."""
+    """Prompt tokens an engine was asked for, those it actually evaluated, and the reply
+    tokens it scored by forced decoding."""
 
     calls: int = 0
     prompt_tokens: int = 0
     evaluated_tokens: int = 0
+    scored_tokens: int = 0
 
     def add(self, other: ReuseStats) -> None:
         self.calls += other.calls
         self.prompt_tokens += other.prompt_tokens
         self.evaluated_tokens += other.evaluated_tokens
+        self.scored_tokens += other.scored_tokens
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:

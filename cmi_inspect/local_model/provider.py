@@ -102,6 +102,15 @@ class GGUFModel(ModelAPI):
             return await self.count_text_tokens(input)
         return self.engine.prompt_tokens(as_chat(input))
 
+    async def continuation_logprobs(
+        self, input: list[ChatMessage], continuations: list[str]
+    ) -> list[list[float]]:
+        """Per token, the log-probability of each continuation as the model's whole reply
+        to ``input`` (forced decoding: nothing is generated), its end-of-turn included."""
+        return await anyio.to_thread.run_sync(
+            self.engine.continuation_logprobs, as_chat(input), continuations
+        )
+
     async def generate(
         self,
         input: list[ChatMessage],

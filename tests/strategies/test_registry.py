@@ -37,7 +37,8 @@ def test_a_bare_name_is_the_same_factory_with_the_same_arguments():
 
 
 def test_ablations_describe_their_rule():
-    assert list(ABLATIONS) == ["full", "no_perturb", "utility_only", "stability_only", "oracle"]
+    assert list(ABLATIONS) == ["full", "no_perturb", "utility_only", "stability_only", "non_causal", "oracle"]
+    assert not any((ABLATIONS["non_causal"].asks_no_memory, ABLATIONS["non_causal"].asks_with))
     assert ABLATIONS["full"].tests_utility and ABLATIONS["full"].tests_stability
     assert not ABLATIONS["utility_only"].tests_stability and not ABLATIONS["stability_only"].tests_utility
     assert ABLATIONS["no_perturb"].no_memory_as_perturbed and not ABLATIONS["no_perturb"].asks_perturbed

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from cmi_inspect.evidence import EvidenceWindow, Support
 from cmi_inspect.strategies.base import MemorySelection
+from cmi_inspect.strategies.cmi.effect import GradedEffect
 
 STRATEGY = "cmi"
 """CMI's strategy name, as ``MemorySelection.strategy`` records it."""
@@ -38,6 +39,8 @@ class Candidate(BaseModel):
     support_perturbed: Support | None = None
     memory_support: Support | None = None
     """The evidence's support of the memory's own text (the evidence risk filter's check)."""
+    effect: GradedEffect | None = None
+    """What the graded utility and stability were computed from (``-S effect=graded``)."""
     conflicts: dict[str, float] = {}
     """Other candidates that are versions of the same claim, with their embedding cosine."""
     selected: bool = False
@@ -51,6 +54,10 @@ class CMIDiagnostics(BaseModel):
     embedder: str
     intervention: str = "gold"
     """The intervention scorer that ran (``scorers.INTERVENTION_SCORERS``)."""
+    effect: str = "answer"
+    """How answers became effects (``effect.EFFECTS``)."""
+    budget: int | None = None
+    """Most memories it could keep (None in logs from before it was recorded: ``k``)."""
     risk_filter: str = "label"
     """The risk filter that ran (``risk.RISK_FILTERS``)."""
     proposal: str = "hybrid"
@@ -58,8 +65,9 @@ class CMIDiagnostics(BaseModel):
     evidence: list[EvidenceWindow] = []
     """The history windows answers were checked against (label-free scoring)."""
     support_no_memory: Support | None = None
-    answer_no_memory: str
-    s_no: float
+    answer_no_memory: str | None
+    """None when the rule asks for no intervention (``non_causal``)."""
+    s_no: float | None
     candidates: list[Candidate]
     model_calls: int
     final_answer_reused: bool

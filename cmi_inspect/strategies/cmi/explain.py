@@ -12,8 +12,9 @@ from cmi_inspect.strategies.cmi.diagnostics import CMIDiagnostics
 def explain(details: dict[str, Any], names: MemoryNames) -> str:
     """Each candidate's scores and decision as a Markdown table, then the evidence."""
     d = CMIDiagnostics.model_validate(details)
+    s_no = "-" if d.s_no is None else f"{d.s_no:.3f}"
     lines = [
-        f"CMI: s_no = {d.s_no:.3f}; {d.model_calls} intervention calls; "
+        f"CMI: s_no = {s_no}; {d.model_calls} intervention calls; "
         f"final answer reused: {d.final_answer_reused}; intervention scorer: {d.intervention}; "
         f"risk filter: {d.risk_filter}; proposal: {d.proposal}",
         "",

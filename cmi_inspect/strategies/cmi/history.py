@@ -7,6 +7,8 @@ the chosen ones does, the history is not read and nothing of it is logged.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from cmi_inspect.evidence import BlindEvidence, EvidenceWindow, Support
 from cmi_inspect.strategies.base import MemoryTask
 
@@ -18,9 +20,10 @@ class History:
         self._evidence = evidence
 
     @classmethod
-    def of(cls, task: MemoryTask, read: bool) -> History:
-        """The task's history, read only when ``read``."""
-        return cls(BlindEvidence.from_task(task) if read else None)
+    def of(cls, task: MemoryTask, read: bool, memories: Sequence[str] = ()) -> History:
+        """The task's history, read only when ``read``, with evidence for the request and
+        for each of ``memories`` (the candidates' texts)."""
+        return cls(BlindEvidence.from_task(task, memories) if read else None)
 
     @property
     def evidence(self) -> BlindEvidence:

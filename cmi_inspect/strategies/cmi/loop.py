@@ -27,6 +27,7 @@ from cmi_inspect.strategies.base import (
     Selection,
 )
 from cmi_inspect.strategies.cmi.diagnostics import STRATEGY, Candidate, CMIDiagnostics
+from cmi_inspect.strategies.cmi.effect import graded_effect
 from cmi_inspect.strategies.cmi.explain import explain
 from cmi_inspect.strategies.cmi.history import History
 from cmi_inspect.strategies.cmi.profiles import PROFILES
@@ -59,6 +60,15 @@ class Answers:
 
     def text(self, prompt: str) -> str:
         return self.outputs[prompt].completion
+
+    def get(self, prompt: str) -> str | None:
+        """The answer to ``prompt``, None when it was not asked."""
+        output = self.outputs.get(prompt)
+        return output.completion if output is not None else None
+
+    def score_of(self, text: str) -> float:
+        """The score of an answer given to one of the prompts."""
+        return next(self.scores[p] for p, o in self.outputs.items() if o.completion == text)
 
 
 class Prompts:
@@ -98,12 +108,11 @@ class CMI(MemoryStrategy):
         cfg = self.config
         choices = Choices.of(cfg, task.protocol)
         choices.refuse_label_reading()
-        history = History.of(task, choices.reads_history)
-        answers = Answers(task.model, choices.scorer.make(task, history))
         embedder = self.embedder(task.protocol)
-
         proposed = await propose(task, embedder, choices.profile.proposal, cfg.k)
         memories = {m.key: m for m, _ in proposed}
+        history = History.of(task, choices.reads_history, [m.content for m in memories.values()])
+        answers = Answers(task.model, choices.scorer.make(task, history))
         prompts = Prompts(task.request, memories)
         candidates = [
             Candidate(
@@ -111,7 +120,7 @@ class CMI(MemoryStrategy):
             )
             for i, (m, s) in enumerate(proposed)
         ]
-        s_no = await self._intervene(candidates, prompts, answers)
+        s_no = await self._intervene(candidates, prompts, answers, choices)
         for c in candidates:
             c.memory_support = history.support(memories[c.key].content)
             c.support_with = history.support(c.answer_with)
@@ -124,11 +133,13 @@ class CMI(MemoryStrategy):
             config=asdict(cfg),
             embedder=embedder.name,
             intervention=choices.scorer.name,
+            effect=choices.effect.name,
+            budget=choices.budget,
             risk_filter=choices.risk.name,
             proposal=choices.profile.proposal.name,
             evidence=history.log(),
-            support_no_memory=history.support(answers.text(prompts.none)),
-            answer_no_memory=answers.text(prompts.none),
+            support_no_memory=history.support(answers.get(prompts.none)),
+            answer_no_memory=answers.get(prompts.none),
             s_no=s_no,
             candidates=candidates,
             model_calls=len(answers.outputs),
@@ -142,33 +153,58 @@ class CMI(MemoryStrategy):
         )
 
     async def _intervene(
-        self, candidates: list[Candidate], prompts: Prompts, answers: Answers
-    ) -> float:
+        self, candidates: list[Candidate], prompts: Prompts, answers: Answers, choices: Choices
+    ) -> float | None:
         """Ask for the answers the ablation reads, record each candidate's utility and
-        stability, and return the no-memory answer's score."""
+        stability, and return the no-memory answer's score (None: not asked for)."""
         cfg, ablation = self.config, self.ablation
         eager_pert = ablation.asks_perturbed and not cfg.lazy_perturb
         await answers.run(
             [
-                prompts.none,
+                *([prompts.none] if ablation.asks_no_memory else []),
                 *(prompts.with_memory.values() if ablation.asks_with else []),
                 *(prompts.perturbed.values() if eager_pert else []),
             ]
         )
-        s_no = answers.scores[prompts.none]
+        s_no = answers.scores.get(prompts.none)
         if ablation.asks_with:
             for c in candidates:
                 c.answer_with = answers.text(prompts.with_memory[c.key])
                 c.s_with = answers.scores[prompts.with_memory[c.key]]
-                c.utility = c.s_with - s_no
+                c.utility = c.s_with - (s_no or 0.0)
         if ablation.asks_perturbed:
             await self._perturbed(candidates, prompts, answers)
+        if ablation.asks_with and choices.effect.graded and candidates:
+            # a model that reports no log-probabilities for the first candidate is not
+            # asked again for the others: the answer effect stands for all of them
+            first, *rest = candidates
+            await self._graded(first, prompts, answers)
+            if first.effect is not None and first.effect.graded:
+                await collect(*(self._graded(c, prompts, answers) for c in rest))
         for c in candidates:
             if ablation.no_memory_as_perturbed:
                 c.s_pert, c.stability = s_no, c.utility
             if ablation.skipped:
                 c.perturbed_skipped = ablation.skipped
         return s_no
+
+    async def _graded(self, c: Candidate, prompts: Prompts, answers: Answers) -> None:
+        """Replace the candidate's answer scores by graded ones: each context's expected
+        answer score under the model's likelihood of the candidate's answers there."""
+        contexts = {"none": prompts.none, "with": prompts.with_memory[c.key]}
+        if c.answer_perturbed is not None:
+            contexts["perturbed"] = prompts.perturbed[c.key]
+        texts = list(dict.fromkeys(answers.text(p) for p in contexts.values()))
+        scores = [answers.score_of(t) for t in texts]
+        c.effect = await graded_effect(answers.model, contexts, texts, scores)
+        if not c.effect.graded:
+            return
+        expected = {x.context: x.expected for x in c.effect.contexts}
+        c.s_with = expected["with"]
+        c.utility = c.s_with - expected["none"]
+        if "perturbed" in expected:
+            c.s_pert = expected["perturbed"]
+            c.stability = c.s_with - c.s_pert
 
     def _decide(
         self, candidates: list[Candidate], memories: dict[str, Memory], choices: Choices
@@ -181,7 +217,7 @@ class CMI(MemoryStrategy):
             or choices.risk.verdict(c, memories[c.key], by_key)
             for c in candidates
         }
-        decision = decide(candidates, rejections, self.config.prefer, self.config.max_kept)
+        decision = decide(candidates, rejections, self.config.prefer, choices.budget)
         for c in candidates:
             c.reason, c.selected = decision.reasons[c.key], c.key in decision.kept
         return [by_key[k] for k in decision.kept]

@@ -2,8 +2,10 @@
 
 ``paper`` is the reference: interventions scored against the gold answer, memories
 labelled harmful dropped, the hashing embedder and the hybrid proposal. ``blind`` is
-label-free: interventions scored by the agent's own history, a memory that conflicts with
-a better-supported one dropped, e5, and a proposal without recency.
+label-free: interventions scored by the agent's own history and graded by the model's
+likelihood of the answers, a memory that conflicts with a better-supported one dropped,
+e5, a proposal without recency, and one memory kept (nearly every request of the release
+has exactly one useful memory, so a budget of three caps useful F1 near 0.5).
 """
 
 from __future__ import annotations
@@ -51,6 +53,10 @@ class Profile:
     speed); e5's relevance separates useful from irrelevant memories far better than
     character n-grams do."""
     proposal: ProposalWeights
+    effect: str
+    """How intervention answers become a memory's effect (``effect.EFFECTS``)."""
+    budget: int | None
+    """Most memories kept (None: k, the reference's)."""
     label_free: bool
     """Nothing of the answer key may be read: choices that read labels or the gold answer
     are refused."""
@@ -65,7 +71,7 @@ class Profile:
 PROFILES: dict[ProtocolName, Profile] = {
     p.protocol: p
     for p in (
-        Profile("paper", "gold", "label", "hashing", HYBRID, label_free=False),
-        Profile("blind", "evidence", "evidence", "e5", RELEVANCE, label_free=True),
+        Profile("paper", "gold", "label", "hashing", HYBRID, "answer", None, label_free=False),
+        Profile("blind", "evidence", "evidence", "e5", RELEVANCE, "graded", 1, label_free=True),
     )
 }

@@ -69,17 +69,28 @@ async def find_conflicts(
     config: CMIConfig,
 ) -> None:
     """Pair up candidates whose memories are close paraphrases or one-value edits of each
-    other: versions of one claim, of which at most one can be right."""
+    other: versions of one claim, of which at most one can be right. The relation is
+    symmetric: an embedder's cosine may differ with the side each text is on (e5 embeds
+    the first as a query), so a pair's similarity is the larger of its two directions."""
+    cosine: dict[tuple[str, str], float] = {}
+    for c in candidates:
+        others = [d for d in candidates if d.key != c.key]
+        found = await embedder.cosine(
+            memories[c.key].content, [memories[d.key].content for d in others]
+        )
+        cosine |= {(c.key, d.key): float(x) for d, x in zip(others, found, strict=True)}
     for c in candidates:
         text = memories[c.key].content
-        others = [d for d in candidates if d.key != c.key]
-        cosines = await embedder.cosine(text, [memories[d.key].content for d in others])
-        c.conflicts = {
-            d.key: round(float(cos), 3)
-            for d, cos in zip(others, cosines, strict=True)
-            if cos >= config.conflict_similarity
-            or word_overlap(text, memories[d.key].content) >= config.conflict_overlap
-        }
+        c.conflicts = {}
+        for d in candidates:
+            if d.key == c.key:
+                continue
+            similarity = max(cosine[c.key, d.key], cosine[d.key, c.key])
+            if (
+                similarity >= config.conflict_similarity
+                or word_overlap(text, memories[d.key].content) >= config.conflict_overlap
+            ):
+                c.conflicts[d.key] = round(similarity, 3)
 
 
 def history_support(c: Candidate) -> float:

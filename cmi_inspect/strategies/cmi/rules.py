@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from cmi_inspect.errors import choose, finite_float, flag, positive_int
+from cmi_inspect.errors import UserError, choose, finite_float, flag, positive_int
 from cmi_inspect.strategies.cmi.diagnostics import Candidate
+from cmi_inspect.strategies.cmi.effect import Effect, effect
 from cmi_inspect.strategies.cmi.profiles import PROFILES, Profile
 from cmi_inspect.strategies.cmi.risk import RiskFilter, risk_filter
 from cmi_inspect.strategies.cmi.scorers import InterventionScorer, intervention_scorer
@@ -24,6 +25,8 @@ class Ablation:
     """A variant of CMI's rule: which answers it asks for and how it decides."""
 
     name: str
+    asks_no_memory: bool = True
+    """Answers with no memory (every rule that reads a utility needs it)."""
     asks_with: bool = True
     """Answers with each candidate memory."""
     asks_perturbed: bool = True
@@ -60,6 +63,15 @@ ABLATIONS: dict[str, Ablation] = {
         ),
         Ablation("stability_only", tests_utility=False),
         Ablation(
+            "non_causal",
+            asks_no_memory=False,
+            asks_with=False,
+            asks_perturbed=False,
+            tests_utility=False,
+            tests_stability=False,
+            skipped="non_causal ablation: no intervention",
+        ),
+        Ablation(
             "oracle",
             asks_with=False,
             asks_perturbed=False,
@@ -73,7 +85,9 @@ ABLATIONS: dict[str, Ablation] = {
         ),
     )
 }
-"""CMI and its ablations by name (the paper's reference code has these four)."""
+"""CMI and its ablations by name. The paper's reference code has the first five;
+``non_causal`` is the row label-free CMI has to beat: the same proposal, risk filter and
+budget with no intervention call, so the top-ranked candidates the filter keeps."""
 
 
 def by_utility(c: Candidate) -> tuple[float, int]:
@@ -102,7 +116,7 @@ class CMIConfig:
     tau_u: float = 0.0
     tau_s: float = 0.0
     budget: int | None = None
-    """Most memories kept; defaults to k."""
+    """Most memories kept; defaults to the protocol's (``Profile.budget``), else k."""
     prefer: str = "utility"
     """Which passing candidates fill the budget first (``PREFER``)."""
     ablation: str = "full"
@@ -112,6 +126,8 @@ class CMIConfig:
     """Skip the perturbed call of a candidate whose utility already rules it out."""
     intervention: str | None = None
     """A name of ``scorers.INTERVENTION_SCORERS``."""
+    effect: str | None = None
+    """A name of ``effect.EFFECTS``: ``answer`` or ``graded``."""
     conflict_similarity: float = 0.88
     """Embedding cosine from which two candidates count as versions of one claim (evidence
     risk filter): a poison is most often a close paraphrase of the memory it distorts."""
@@ -139,11 +155,14 @@ class CMIConfig:
             risk_filter(self.risk_filter)
         if self.intervention is not None:
             intervention_scorer(self.intervention)
-
-    @property
-    def max_kept(self) -> int:
-        """The budget: at most this many memories are kept."""
-        return self.budget if self.budget is not None else self.k
+        if self.effect is not None:
+            effect(self.effect)
+            if self.lazy_perturb and effect(self.effect).graded:
+                raise UserError(
+                    "-S lazy_perturb=true skips perturbed answers by the answer utility, but "
+                    "-S effect=graded reads every candidate's perturbed answer: use "
+                    "effect=answer with lazy_perturb."
+                )
 
 
 @dataclass(frozen=True)
@@ -154,15 +173,22 @@ class Choices:
     ablation: Ablation
     scorer: InterventionScorer
     risk: RiskFilter
+    effect: Effect
+    budget: int
+    """At most this many memories are kept."""
 
     @classmethod
     def of(cls, config: CMIConfig, protocol: ProtocolName) -> Choices:
         profile = PROFILES[protocol]
+        # lazy perturbation reads the answer utility, so it keeps the answer effect
+        default_effect = "answer" if config.lazy_perturb else profile.effect
         return cls(
             profile,
             ABLATIONS[config.ablation],
             intervention_scorer(config.intervention or profile.intervention),
             risk_filter(config.risk_filter or profile.risk_filter),
+            effect(config.effect or default_effect),
+            config.budget or profile.budget or config.k,
         )
 
     @property

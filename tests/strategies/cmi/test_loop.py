@@ -258,7 +258,7 @@ async def test_the_evidence_filter_drops_the_less_supported_version(label_free_r
     assert poison["utility"] > 0 and poison["conflicts"]
     assert poison["reason"].startswith("evidence risk: another version of the claim of")
     assert [ids[p.key] for p in sel.picks] == ["useful_a"]
-    unfiltered = await CMI(HashingEmbedder(), CMIConfig(k=4, risk_filter="none")).select(task)
+    unfiltered = await CMI(HashingEmbedder(), CMIConfig(k=4, risk_filter="none", budget=4)).select(task)
     assert {ids[p.key] for p in unfiltered.picks} == {"useful_a", "harm_a"}
     assert all(c["conflicts"] == {} for c in diagnostics(unfiltered)["candidates"])
 
@@ -269,3 +269,16 @@ async def test_the_default_embedder_follows_the_protocol(synthetic_records):
     task = memory_task_for(synthetic_records[0], "paper", mock_model(lambda p: "x"), gold_scorer(synthetic_records[0]))
     assert diagnostics(await strategy.select(task))["embedder"] == "hashing"
     assert CMI(HashingEmbedder()).embedder("blind").name == "hashing"  # a given one wins
+
+
+async def test_non_causal_keeps_the_top_candidates_the_filter_keeps_with_no_intervention(label_free_records):
+    for record in label_free_records:
+        prompts: list[str] = []
+        sel = await run_blind(record, prompts, ablation="non_causal")
+        d = diagnostics(sel)
+        assert prompts == [] and d["model_calls"] == 0  # the solver asks for the final answer only
+        kept = [c for c in d["candidates"] if c["selected"]]
+        assert len(kept) == 1 and d["budget"] == 1
+        passing = [c for c in d["candidates"] if not c["reason"].startswith("evidence risk")]
+        assert kept[0]["key"] == min(passing, key=lambda c: c["rank"])["key"]
+        assert all(c["utility"] is None and c["answer_with"] is None for c in d["candidates"])

@@ -82,3 +82,23 @@ async def test_a_new_filter_is_picked_up_by_name(synthetic_records, monkeypatch)
 def test_an_unknown_filter_is_refused_before_any_sample():
     with pytest.raises(ValueError, match="choose from label, evidence, none"):
         CMIConfig(risk_filter="no_gold")
+
+
+class OneWayEmbedder(HashingEmbedder):
+    """Cosine 0.95 from the first text to the second, 0.5 back: an embedder whose first
+    argument is embedded differently (e5's query side)."""
+
+    async def cosine(self, query, texts):
+        import numpy as np
+
+        return np.array([0.95 if query.startswith("Jon") else 0.5 for _ in texts])
+
+
+async def test_the_conflict_relation_is_symmetric_whatever_the_embedders_sides():
+    memories = {
+        "a": Memory("a", "Jon went hiking in May", 1),
+        "b": Memory("b", "Hiking trip happened in June", 1),
+    }
+    cands = [Candidate(key=k, rank=i, proposal_score=0.0) for i, k in enumerate(memories, start=1)]
+    await find_conflicts(cands, memories, OneWayEmbedder(), CMIConfig(conflict_overlap=1.01))
+    assert cands[0].conflicts == {"b": 0.95} and cands[1].conflicts == {"a": 0.95}

@@ -35,9 +35,25 @@ def test_k_may_be_given_as_text():
     assert CMIConfig(k="4").k == 4  # type: ignore[arg-type]
 
 
-def test_the_budget_defaults_to_k():
-    assert CMIConfig(k=4).max_kept == 4
-    assert CMIConfig(k=4, budget=1).max_kept == 1
+def test_the_budget_defaults_to_k_under_paper_and_to_one_under_blind():
+    assert Choices.of(CMIConfig(k=4), "paper").budget == 4
+    assert Choices.of(CMIConfig(k=4), "blind").budget == 1
+    assert Choices.of(CMIConfig(k=4, budget=2), "blind").budget == 2
+    assert Choices.of(CMIConfig(k=4, budget=1), "paper").budget == 1
+
+
+def test_the_effect_is_graded_under_blind_and_the_answer_under_paper():
+    assert Choices.of(CMIConfig(), "paper").effect.name == "answer"
+    assert Choices.of(CMIConfig(), "blind").effect.name == "graded"
+    assert Choices.of(CMIConfig(lazy_perturb=True), "blind").effect.name == "answer"
+    assert Choices.of(CMIConfig(effect="answer"), "blind").effect.name == "answer"
+
+
+def test_lazy_perturbation_with_a_graded_effect_is_one_line():
+    with pytest.raises(UserError, match="^-S lazy_perturb=true skips perturbed answers"):
+        CMIConfig(lazy_perturb=True, effect="graded")
+    with pytest.raises(UserError, match="Unknown effect 'sharp'; choose from answer, graded."):
+        CMIConfig(effect="sharp")
 
 
 @pytest.mark.parametrize(("field", "value", "parsed"), [

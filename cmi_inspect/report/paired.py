@@ -1,0 +1,125 @@
+"""Two runs on the same samples, compared sample by sample: mean differences with paired
+bootstrap intervals, and how many harmful memories each adopted.
+
+The bootstrap resamples the samples both runs finished (the pairs), so an interval says
+how far the difference could move with another draw of examples like these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from inspect_ai.log import EvalLog, read_eval_log
+
+from cmi_inspect.dataset import CausalLocomoMetadata
+from cmi_inspect.errors import UserError
+from cmi_inspect.report.runs import strategy_label
+from cmi_inspect.report.stats import fmt
+from cmi_inspect.report.tables import markdown_table
+
+PAIRED_METRICS = {
+    "useful_f1": ("memory_selection", "useful_f1"),
+    "poison_adoption": ("memory_selection", "poison_adoption"),
+    "score": ("task_score", "score"),
+}
+"""Each compared metric, and the scorer and value it is read from in a sample's scores."""
+RESAMPLES = 10_000
+SEED = 0
+
+
+@dataclass(frozen=True)
+class Difference:
+    """Mean of a - b over the paired samples, with its 95% paired bootstrap interval."""
+
+    metric: str
+    a: float
+    b: float
+    difference: float
+    low: float
+    high: float
+    n: int
+
+
+def per_sample(log: EvalLog) -> dict[str, dict[str, float]]:
+    """Each finished sample's id and its value of every compared metric."""
+    values = {}
+    for s in log.samples or []:
+        if s.error or not s.scores:
+            continue
+        values[str(s.id)] = {
+            name: float(s.scores[scorer].value[key])  # type: ignore[index]
+            for name, (scorer, key) in PAIRED_METRICS.items()
+        }
+    return values
+
+
+def harmful_adopted(log: EvalLog) -> tuple[int, int]:
+    """Harmful memories the run selected, and harmful memories in its finished samples."""
+    adopted = total = 0
+    for s in log.samples or []:
+        if s.error or not s.scores:
+            continue
+        meta = s.metadata_as(CausalLocomoMetadata)
+        score = s.scores["memory_selection"]
+        selected = {row["memory_id"] for row in (score.metadata or {}).get("selected", [])}
+        harmful = {m.memory_id for m in meta.memory_bank if m.label == "harmful"}
+        adopted += len(harmful & selected)
+        total += len(harmful)
+    return adopted, total
+
+
+def paired_differences(
+    a: EvalLog, b: EvalLog, resamples: int = RESAMPLES, seed: int = SEED
+) -> list[Difference]:
+    """a - b for every compared metric over the samples both finished."""
+    va, vb = per_sample(a), per_sample(b)
+    ids = sorted(va.keys() & vb.keys())
+    if not ids:
+        raise UserError("The two logs have no finished sample in common.")
+    draws = np.random.default_rng(seed).integers(0, len(ids), size=(resamples, len(ids)))
+    out = []
+    for metric in PAIRED_METRICS:
+        xa = np.array([va[i][metric] for i in ids])
+        xb = np.array([vb[i][metric] for i in ids])
+        diff = xa - xb
+        means = diff[draws].mean(axis=1)
+        low, high = np.percentile(means, [2.5, 97.5])
+        out.append(
+            Difference(
+                metric,
+                float(xa.mean()),
+                float(xb.mean()),
+                float(diff.mean()),
+                float(low),
+                float(high),
+                len(ids),
+            )
+        )
+    return out
+
+
+def read_log(path: str) -> EvalLog:
+    try:
+        return read_eval_log(path)
+    except FileNotFoundError:
+        raise UserError(f"No log at {path}.") from None
+
+
+def compare(path_a: str, path_b: str, resamples: int = RESAMPLES) -> str:
+    """Markdown: run a against run b, metric by metric, and their harmful adoptions."""
+    a, b = read_log(path_a), read_log(path_b)
+    name_a, name_b = strategy_label(a), strategy_label(b)
+    rows = [
+        [d.metric, fmt(d.a), fmt(d.b), f"{d.difference:+.3f}", f"[{d.low:+.3f}, {d.high:+.3f}]"]
+        for d in paired_differences(a, b, resamples)
+    ]
+    n = len(per_sample(a).keys() & per_sample(b).keys())
+    (ka, na), (kb, nb) = harmful_adopted(a), harmful_adopted(b)
+    table = markdown_table(
+        ["metric", name_a, name_b, f"{name_a} - {name_b}", "95% paired bootstrap"], rows
+    )
+    return (
+        f"{n} paired samples, {resamples} bootstrap resamples.\n\n{table}\n\n"
+        f"Harmful memories adopted: {name_a} {ka} of {na}, {name_b} {kb} of {nb}.\n"
+    )

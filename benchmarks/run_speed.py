@@ -1,7 +1,7 @@
 """Benchmark: what ``cmi-inspect run`` costs, strategy by strategy, from a cold cache.
 
 Runs the seven strategies with an empty model-call cache (``cmi-inspect run``'s default
-settings), then CMI's four ablations on top of it, into a temporary log directory, and
+settings), then CMI's ablations on top of it, into a temporary log directory, and
 prints per run: wall-clock, model calls, calls answered from the cache, and prompt
 tokens; then the totals. ``--no-cache`` runs both passes without the cache, for the
 comparison.

@@ -92,6 +92,7 @@ def cmi(
     lazy_perturb: bool = False,
     embedder: str | None = None,
     intervention: str | None = None,
+    effect: str | None = None,
 ) -> Solver:
     """Causal Memory Intervention: keep memories that improve the answer, stably.
 
@@ -99,11 +100,12 @@ def cmi(
         k: Candidates proposed by the hybrid retriever.
         tau_u: Utility threshold (select if utility > tau_u).
         tau_s: Stability threshold (select if stability >= tau_s).
-        budget: Most memories selected (default k).
+        budget: Most memories selected (default: k under paper, 1 under blind).
         prefer: Which passing candidates fill the budget first: ``utility`` (highest
             utility, the reference) or ``proposal`` (best proposal rank).
         ablation: ``full`` or one of the ablations ``no_perturb``, ``utility_only``,
-            ``stability_only``, ``oracle`` (see ``ABLATIONS``).
+            ``stability_only``, ``non_causal`` (no intervention: the top candidates the
+            risk filter keeps), ``oracle`` (see ``ABLATIONS``).
         risk_filter: ``label`` (drop memories labelled harmful; paper protocol),
             ``evidence`` (drop a memory that conflicts with a candidate the history
             supports better) or ``none``; default: ``label`` under paper, ``evidence``
@@ -116,6 +118,10 @@ def cmi(
             gold answer, refused under the blind protocol) or ``evidence`` (agreement
             with the agent's own history, label-free); default: ``gold`` under paper,
             ``evidence`` under blind.
+        effect: How answers become a memory's effect: ``answer`` (each context scored
+            by its generated answer, the paper's) or ``graded`` (by the expected answer
+            score under the model's likelihood of the candidate's answers in each
+            context); default: ``answer`` under paper, ``graded`` under blind.
     """
     config = CMIConfig(
         k=k,
@@ -127,6 +133,7 @@ def cmi(
         risk_filter=risk_filter,
         lazy_perturb=lazy_perturb,
         intervention=intervention,
+        effect=effect,
     )
     refuse_for_blind_tasks(config)
     strategy = CMI(make_embedder(embedder) if embedder else None, config)

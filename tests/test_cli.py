@@ -92,3 +92,9 @@ def test_a_second_run_on_the_same_folder_is_refused_while_the_first_holds_it(tmp
             pass
     with only_run(tmp_path):  # released once the first ends
         pass
+
+
+def test_compare_on_a_missing_log_is_one_line_and_a_failure(tmp_path, capsys):
+    assert main(["compare", str(tmp_path / "a.eval"), str(tmp_path / "b.eval")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cmi-inspect compare: No log at") and err.count("\n") == 1

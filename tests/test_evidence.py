@@ -99,3 +99,26 @@ def test_support_is_the_same_bit_for_bit_whatever_the_hash_seed(release_file):
         for seed in ("1", "2", "3")
     }
     assert len(runs) == 1 and runs.pop().startswith("[[")
+
+
+def test_words_about_the_notes_and_vague_dates_earn_nothing(records):
+    evidence = evidence_for(records["lf_0000"])
+    plain = evidence.support("On 13 October 2021.")
+    cited = evidence.support("According to m3, as mentioned, on 13 October 2021.")
+    assert plain.score == cited.score == 1.0 and cited.missing == []
+    assert evidence.support("Yesterday.").score == 0.0  # said today, it could be any day
+    assert evidence.support("Last week.").score == 0.0
+
+
+def test_a_candidates_own_turns_join_the_evidence_when_they_are_about_the_request(records):
+    record = records["lf_0000"]
+    task = memory_task_for(record, "blind")
+    bare = BlindEvidence(task.request, task.sessions)
+    texts = [m.content for m in task.memories]
+    joined = BlindEvidence(task.request, task.sessions, memories=texts, memory_relevance=0.0)
+    strict = BlindEvidence(task.request, task.sessions, memories=texts, memory_relevance=1.01)
+    refs = [w.ref() for w in bare.windows]
+    assert [w.ref() for w in joined.windows][: len(refs)] == refs and len(joined.windows) > len(refs)
+    assert [w.ref() for w in strict.windows] == refs  # no memory window is as relevant as the best
+    best = bare.windows[0].relevance
+    assert all(w.relevance <= best for w in joined.windows)  # weighted by the request's relevance

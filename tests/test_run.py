@@ -33,6 +33,7 @@ def test_runs_strategies_and_resumes_without_recomputing(tmp_path):
     assert plans == [
         ("cmi", "full"),
         ("cmi", "no_perturb"),
+        ("cmi", "non_causal"),
         ("cmi", "oracle"),
         ("cmi", "stability_only"),
         ("cmi", "utility_only"),
@@ -44,7 +45,7 @@ def test_runs_strategies_and_resumes_without_recomputing(tmp_path):
         ("cmi", "protocol=paper", "data_file"),
         *(
             (("cmi", "protocol=paper", "data_file", f"ablation={a}"))
-            for a in ("no_perturb", "oracle", "stability_only", "utility_only")
+            for a in ("no_perturb", "non_causal", "oracle", "stability_only", "utility_only")
         ),
         ("no_memory", "protocol=paper", "data_file"),
     ]

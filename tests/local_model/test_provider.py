@@ -9,7 +9,7 @@ import threading
 import pytest
 from cmi_inspect.local_model import LARGE_BATCH, GGUFModel, PromptTooLongError, reuse_totals
 from cmi_inspect.local_model import probe as probe_module
-from inspect_ai.model import GenerateConfig, Model, get_model
+from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model
 
 PROMPT = "What is the capital of France? Answer in one word."
 
@@ -148,3 +148,22 @@ def test_a_crashing_probe_turns_the_extra_buffers_off(monkeypatch, tmp_path):
     forced = get_model("gguf/smollm2", extra_bufts=True, memoize=False)  # -M extra_bufts=on
     assert isinstance(forced.api, GGUFModel) and forced.api.choice.extra_bufts is True
     assert forced.api.base_url is not None and not forced.api.base_url.endswith("-bufts")
+
+
+@pytest.mark.slow  # scores with the real model
+async def test_forced_decoding_scores_replies_the_same_whatever_ran_before():
+    prompt = history(30) + " What was the favourite number on day 3? Answer briefly."
+    model = get_model("gguf/smollm2", memoize=False)
+    fresh = get_model("gguf/smollm2", prefix_cache_mb=0, memoize=False)  # its own engine: no reuse
+    config = GenerateConfig(max_tokens=16)
+    answer = (await model.generate(prompt, config=config, cache=False)).completion
+    replies = [answer, "Berlin is the capital of Germany."]
+    scored = await model.api.continuation_logprobs([ChatMessageUser(content=prompt)], replies)  # type: ignore[attr-defined]
+    assert [len(s) for s in scored] == [len(model.api.engine.llm.tokenize(r)) + 1 for r in replies]  # type: ignore[attr-defined]
+    assert all(x <= 0 for s in scored for x in s)
+    assert sum(scored[0]) > sum(scored[1])  # the model's own greedy reply is the likelier
+    again = await model.api.continuation_logprobs([ChatMessageUser(content=prompt)], replies[::-1])  # type: ignore[attr-defined]
+    alone = await fresh.api.continuation_logprobs([ChatMessageUser(content=prompt)], replies)  # type: ignore[attr-defined]
+    assert again[::-1] == scored and alone == scored
+    after = (await model.generate(prompt, config=config, cache=False)).completion
+    assert after == answer  # scoring leaves later completions as they were

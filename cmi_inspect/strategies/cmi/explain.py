@@ -27,9 +27,33 @@ def explain(details: dict[str, Any], names: MemoryNames) -> str:
             f"| {c.rank} | {names.get(c.key, c.key)} | {signed(c.s_with)} | {s_pert} "
             f"| {signed(c.utility)} | {signed(c.stability)} | {c.reason} |"
         )
+    if any(c.effect is not None and c.effect.graded for c in d.candidates):
+        lines += graded_lines(d, names)
     if d.evidence:
         lines += evidence_lines(d, names)
     return "\n".join(lines)
+
+
+def graded_lines(d: CMIDiagnostics, names: MemoryNames) -> list[str]:
+    """Per candidate, its answers, their scores and the model's probability of each in
+    every context: what its graded utility and stability were computed from."""
+    lines = [
+        "",
+        f"Graded effect ({d.effect}): each context's score is the expected answer score.",
+        "",
+    ]
+    lines += ["| # | memory | answer | score | p (none) | p (with) | p (perturbed) |"]
+    lines += ["| --- | --- | --- | --- | --- | --- | --- |"]
+    for c in d.candidates:
+        if c.effect is None or not c.effect.graded:
+            continue
+        p = {x.context: x.probabilities for x in c.effect.contexts}
+        for i, (answer, score) in enumerate(zip(c.effect.answers, c.effect.scores, strict=True)):
+            cells = [f"{p[k][i]:.3f}" if k in p else "-" for k in ("none", "with", "perturbed")]
+            text = answer.replace("|", "/").replace("\n", " ")
+            memory = names.get(c.key, c.key)
+            lines.append(f"| {c.rank} | {memory} | {text} | {score:.2f} | {' | '.join(cells)} |")
+    return lines
 
 
 def signed(v: float | None) -> str:

@@ -62,3 +62,31 @@ def test_the_evidence_is_shown_when_the_history_was_read():
     assert "No-memory answer support: 0.00" in text
     assert "| 1 | m1 | 0.50; lacks x/y | - | - | m2 (0.91) |" in text
     assert "| 2 | m2 | - | - | - | - |" in text
+
+
+def test_a_graded_effect_shows_each_answers_probability_in_each_context():
+    from cmi_inspect.strategies.cmi.effect import ContextLikelihood, GradedEffect
+
+    effect = GradedEffect(
+        method="forced",
+        answers=["I do not know.", "3 May"],
+        scores=[0.0, 1.0],
+        contexts=[
+            ContextLikelihood(context="none", logprobs=[-0.1, -2.4], probabilities=[0.9, 0.1], expected=0.1),
+            ContextLikelihood(context="with", logprobs=[-2.4, -0.1], probabilities=[0.1, 0.9], expected=0.9),
+        ],
+    )
+    c = Candidate(key="m1", rank=1, proposal_score=0.5, utility=0.8, effect=effect, reason="selected")
+    d = CMIDiagnostics(
+        config={},
+        embedder="e5",
+        effect="graded",
+        answer_no_memory=None,
+        s_no=None,
+        candidates=[c],
+        model_calls=2,
+        final_answer_reused=True,
+    )
+    text = CMI.explain(d.model_dump(), {"m1": "gold_00 (useful)"})
+    assert text.startswith("CMI: s_no = -; 2 intervention calls")
+    assert "| 1 | gold_00 (useful) | 3 May | 1.00 | 0.100 | 0.900 | - |" in text

@@ -1,0 +1,68 @@
+"""Benchmark: what label-free CMI's graded effect costs against the answer effect.
+
+Runs blind CMI with ``-S effect=answer`` and then ``-S effect=graded`` on the same first
+examples, both without the model-call cache, in one process on one machine, and prints
+per run: wall-clock per sample, generations per sample, prompt tokens evaluated per
+sample (the engine's counters: forced decoding is prompt work) and reply tokens scored,
+and the ratio graded / answer.
+
+    python benchmarks/cmi_cost.py --limit 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+
+from inspect_ai import eval as inspect_eval
+
+from cmi_inspect.local_model import reuse_totals
+from cmi_inspect.report.runs import model_calls
+from cmi_inspect.solvers import cmi
+from cmi_inspect.task import causal_locomo
+
+
+def measure(effect: str, limit: int, dataset: str, log_dir: str) -> dict[str, float]:
+    before = reuse_totals()
+    started = time.monotonic()
+    [log] = inspect_eval(
+        causal_locomo(protocol="blind", dataset=dataset),
+        solver=cmi(effect=effect),
+        model="gguf/smollm2",
+        limit=limit,
+        cache=False,
+        log_dir=log_dir,
+        display="none",
+    )
+    seconds = time.monotonic() - started
+    after = reuse_totals()
+    if log.status != "success" or not log.samples:
+        raise SystemExit(f"the {effect} run did not finish: {log.status}")
+    n = len(log.samples)
+    return {
+        "seconds / sample": seconds / n,
+        "generations / sample": sum(model_calls(s) for s in log.samples) / n,
+        "prompt tokens evaluated / sample": (after.evaluated_tokens - before.evaluated_tokens) / n,
+        "reply tokens scored / sample": (after.scored_tokens - before.scored_tokens) / n,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--limit", type=int, default=20)
+    parser.add_argument("--dataset", default="release")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as logs:
+        rows = {e: measure(e, args.limit, args.dataset, logs) for e in ("answer", "graded")}
+    print(f"blind CMI, first {args.limit} of {args.dataset}, no cache, gguf/smollm2")
+    print("| measure | effect=answer | effect=graded | graded / answer |")
+    print("| --- | --- | --- | --- |")
+    for key, answer in rows["answer"].items():
+        graded = rows["graded"][key]
+        ratio = f"{graded / answer:.2f}" if answer else "-"
+        print(f"| {key} | {answer:.1f} | {graded:.1f} | {ratio} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,51 @@
+"""Paired comparison of two runs: differences, bootstrap intervals and harmful adoptions,
+on small mockllm runs of the synthetic fixture."""
+
+from __future__ import annotations
+
+import pytest
+from cmi_inspect.errors import UserError
+from cmi_inspect.report.paired import compare, harmful_adopted, paired_differences, per_sample
+from cmi_inspect.solvers import full_history, no_memory
+from cmi_inspect.task import causal_locomo
+from inspect_ai import eval as inspect_eval
+
+from conftest import SYNTHETIC, mock_model
+
+
+@pytest.fixture(scope="module")
+def logs():
+    def run(solver, answer):
+        [log] = inspect_eval(
+            causal_locomo(data_file=str(SYNTHETIC)), solver=solver, model=mock_model(lambda p: answer), display="none"
+        )
+        return log
+
+    return run(full_history(), "3 March 2022"), run(no_memory(), "I do not know.")
+
+
+def test_differences_are_means_over_the_pairs_with_an_interval_around_them(logs):
+    full, none = logs
+    a, b = per_sample(full), per_sample(none)
+    assert a.keys() == b.keys() and len(a) == 3
+    by_metric = {d.metric: d for d in paired_differences(full, none, resamples=500)}
+    f1 = by_metric["useful_f1"]
+    expected = sum(a[i]["useful_f1"] - b[i]["useful_f1"] for i in a) / len(a)
+    assert f1.n == 3 and f1.difference == pytest.approx(expected) and f1.low <= f1.difference <= f1.high
+    assert f1.b == 0.0  # no memory selects nothing
+    assert by_metric["poison_adoption"].difference > 0  # full history holds every harmful memory
+
+
+def test_harmful_adoptions_are_counted_over_memories(logs):
+    full, none = logs
+    adopted, total = harmful_adopted(full)
+    assert total > 0 and adopted == total and harmful_adopted(none) == (0, total)
+
+
+def test_compare_renders_a_table_and_refuses_a_missing_log(logs, tmp_path):
+    full, none = logs
+    text = compare(full.location, none.location, resamples=200)
+    assert text.startswith("3 paired samples, 200 bootstrap resamples.")
+    assert "| useful_f1 |" in text and "Harmful memories adopted: full_history" in text
+    with pytest.raises(UserError, match="^No log at"):
+        compare(str(tmp_path / "missing.eval"), none.location)

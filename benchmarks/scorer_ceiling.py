@@ -71,7 +71,7 @@ def logged_risk(c: Candidate) -> str | None:
 async def replay(d: CMIDiagnostics, score: AnswerScorer) -> tuple[list[str], dict[str, float]]:
     """The keys CMI's decision keeps when its logged answers are scored by ``score`` (the
     risk filter's logged verdicts standing), and each candidate's utility."""
-    config = CMIConfig(**d.config)
+    config = CMIConfig(**d.config).resolved("blind")
     s_no = await score(d.answer_no_memory or "")
     rescored = []
     for c in d.candidates:
@@ -151,7 +151,7 @@ async def rows(log_path: str, tally: Tally) -> dict[str, list[dict[str, float]]]
                 c.key for c in d.candidates[:1] if not c.reason.startswith(RISKY)
             ],
             "rule: top-ranked with utility > 0, no stability test": top_ranked(
-                d, u_evidence, d.config["tau_u"]
+                d, u_evidence, CMIConfig(**d.config).resolved("blind").tau_u
             ),
             "rule: top-ranked with utility >= 0 (a veto)": top_ranked(
                 d, u_evidence, 0.0, strict=False

@@ -83,8 +83,8 @@ def reflection_memory(top_k: int = 3) -> Solver:
 @solver
 def cmi(
     k: int = 3,
-    tau_u: float = 0.0,
-    tau_s: float = 0.0,
+    tau_u: float | None = None,
+    tau_s: float | None = None,
     budget: int | None = None,
     prefer: str = "utility",
     ablation: str = "full",
@@ -98,8 +98,10 @@ def cmi(
 
     Args:
         k: Candidates proposed by the hybrid retriever.
-        tau_u: Utility threshold (select if utility > tau_u).
-        tau_s: Stability threshold (select if stability >= tau_s).
+        tau_u: Utility threshold (select if utility > tau_u); default 0 under paper,
+            -0.01 under blind (chosen on the development sets).
+        tau_s: Stability threshold (select if stability >= tau_s); default 0 under
+            paper, -1 under blind (stability is logged but never vetoes).
         budget: Most memories selected (default: k under paper, 1 under blind).
         prefer: Which passing candidates fill the budget first: ``utility`` (highest
             utility, the reference) or ``proposal`` (best proposal rank).

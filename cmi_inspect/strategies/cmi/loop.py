@@ -105,8 +105,8 @@ class CMI(MemoryStrategy):
         return self.default_embedders[protocol]
 
     async def select(self, task: MemoryTask) -> Selection:
-        cfg = self.config
-        choices = Choices.of(cfg, task.protocol)
+        choices = Choices.of(self.config, task.protocol)
+        cfg = choices.config
         choices.refuse_label_reading()
         embedder = self.embedder(task.protocol)
         proposed = await propose(task, embedder, choices.profile.proposal, cfg.k)
@@ -157,7 +157,7 @@ class CMI(MemoryStrategy):
     ) -> float | None:
         """Ask for the answers the ablation reads, record each candidate's utility and
         stability, and return the no-memory answer's score (None: not asked for)."""
-        cfg, ablation = self.config, self.ablation
+        cfg, ablation = choices.config, self.ablation
         eager_pert = ablation.asks_perturbed and not cfg.lazy_perturb
         await answers.run(
             [
@@ -173,7 +173,7 @@ class CMI(MemoryStrategy):
                 c.s_with = answers.scores[prompts.with_memory[c.key]]
                 c.utility = c.s_with - (s_no or 0.0)
         if ablation.asks_perturbed:
-            await self._perturbed(candidates, prompts, answers)
+            await self._perturbed(candidates, prompts, answers, cfg)
         if ablation.asks_with and choices.effect.graded and candidates:
             # a model that reports no log-probabilities for the first candidate is not
             # asked again for the others: the answer effect stands for all of them
@@ -213,20 +213,19 @@ class CMI(MemoryStrategy):
         and return those kept, in prompt order."""
         by_key = {c.key: c for c in candidates}
         rejections = {
-            c.key: rule_rejection(c, memories[c.key].label, self.config)
+            c.key: rule_rejection(c, memories[c.key].label, choices.config)
             or choices.risk.verdict(c, memories[c.key], by_key)
             for c in candidates
         }
-        decision = decide(candidates, rejections, self.config.prefer, choices.budget)
+        decision = decide(candidates, rejections, choices.config.prefer, choices.budget)
         for c in candidates:
             c.reason, c.selected = decision.reasons[c.key], c.key in decision.kept
         return [by_key[k] for k in decision.kept]
 
     async def _perturbed(
-        self, candidates: list[Candidate], prompts: Prompts, answers: Answers
+        self, candidates: list[Candidate], prompts: Prompts, answers: Answers, cfg: CMIConfig
     ) -> None:
         """Ask for the perturbed answers still needed, and score each candidate's stability."""
-        cfg = self.config
         needed = []
         for c in candidates:
             if cfg.lazy_perturb and (c.utility or 0.0) <= cfg.tau_u:

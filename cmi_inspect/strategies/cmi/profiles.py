@@ -57,6 +57,10 @@ class Profile:
     """How intervention answers become a memory's effect (``effect.EFFECTS``)."""
     budget: int | None
     """Most memories kept (None: k, the reference's)."""
+    tau_u: float
+    """Utility a kept memory must exceed."""
+    tau_s: float
+    """Stability a kept memory must reach (-1: any; stabilities lie in [-1, 1])."""
     label_free: bool
     """Nothing of the answer key may be read: choices that read labels or the gold answer
     are refused."""
@@ -71,7 +75,24 @@ class Profile:
 PROFILES: dict[ProtocolName, Profile] = {
     p.protocol: p
     for p in (
-        Profile("paper", "gold", "label", "hashing", HYBRID, "answer", None, label_free=False),
-        Profile("blind", "evidence", "evidence", "e5", RELEVANCE, "graded", 1, label_free=True),
+        Profile(
+            "paper", "gold", "label", "hashing", HYBRID, "answer", None, 0.0, 0.0, label_free=False
+        ),
+        # thresholds chosen on the development sets (benchmarks/tune_cmi.py, docs/RESULTS.md):
+        # a memory that does not lower the graded answer score is kept, the one that raises
+        # it most first; stability is measured and logged, but every threshold above -1
+        # cost useful memories without removing poison
+        Profile(
+            "blind",
+            "evidence",
+            "evidence",
+            "e5",
+            RELEVANCE,
+            "graded",
+            1,
+            -0.01,
+            -1.0,
+            label_free=True,
+        ),
     )
 }

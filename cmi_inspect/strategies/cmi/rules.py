@@ -9,7 +9,7 @@ records, so a replay of a log decides exactly as the run did.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cmi_inspect.errors import UserError, choose, finite_float, flag, positive_int
 from cmi_inspect.strategies.cmi.diagnostics import Candidate
@@ -113,8 +113,10 @@ class CMIConfig:
     profile (``profiles.PROFILES``). The log records them as given."""
 
     k: int = 3
-    tau_u: float = 0.0
-    tau_s: float = 0.0
+    tau_u: float | None = None
+    """Defaults to the protocol's (``Profile.tau_u``)."""
+    tau_s: float | None = None
+    """Defaults to the protocol's (``Profile.tau_s``)."""
     budget: int | None = None
     """Most memories kept; defaults to the protocol's (``Profile.budget``), else k."""
     prefer: str = "utility"
@@ -141,8 +143,10 @@ class CMIConfig:
         choose("ablation", self.ablation, tuple(ABLATIONS))
         choose("prefer", self.prefer, tuple(PREFER))
         object.__setattr__(self, "k", positive_int("k", self.k))
-        object.__setattr__(self, "tau_u", finite_float("tau_u", self.tau_u))
-        object.__setattr__(self, "tau_s", finite_float("tau_s", self.tau_s))
+        if self.tau_u is not None:
+            object.__setattr__(self, "tau_u", finite_float("tau_u", self.tau_u))
+        if self.tau_s is not None:
+            object.__setattr__(self, "tau_s", finite_float("tau_s", self.tau_s))
         if self.budget is not None:
             object.__setattr__(self, "budget", positive_int("budget", self.budget))
         object.__setattr__(self, "lazy_perturb", flag("lazy_perturb", self.lazy_perturb))
@@ -164,11 +168,22 @@ class CMIConfig:
                     "effect=answer with lazy_perturb."
                 )
 
+    def resolved(self, protocol: ProtocolName) -> CMIConfig:
+        """The config with every choice left None set to the protocol's profile."""
+        profile = PROFILES[protocol]
+        return replace(
+            self,
+            tau_u=profile.tau_u if self.tau_u is None else self.tau_u,
+            tau_s=profile.tau_s if self.tau_s is None else self.tau_s,
+        )
+
 
 @dataclass(frozen=True)
 class Choices:
     """What CMI runs under one protocol: the config's named choices, else the profile's."""
 
+    config: CMIConfig
+    """The config resolved against the protocol's profile."""
     profile: Profile
     ablation: Ablation
     scorer: InterventionScorer
@@ -183,6 +198,7 @@ class Choices:
         # lazy perturbation reads the answer utility, so it keeps the answer effect
         default_effect = "answer" if config.lazy_perturb else profile.effect
         return cls(
+            config.resolved(protocol),
             profile,
             ABLATIONS[config.ablation],
             intervention_scorer(config.intervention or profile.intervention),
@@ -204,10 +220,12 @@ class Choices:
 
 def rule_rejection(c: Candidate, label: str | None, config: CMIConfig) -> str | None:
     """Why the ablation's rule rejects the candidate, or None if it passes (``label``: the
-    memory's label as the protocol shows it, read only by the oracle)."""
+    memory's label as the protocol shows it, read only by the oracle; ``config``: resolved,
+    ``CMIConfig.resolved``)."""
     ablation = ABLATIONS[config.ablation]
     if ablation.by_label:
         return None if label == "useful" else f"oracle: labelled {label}"
+    assert config.tau_u is not None and config.tau_s is not None, "resolve the config first"
     if ablation.tests_utility:
         assert c.utility is not None
         if c.utility <= config.tau_u:

@@ -109,7 +109,15 @@ def test_label_reading_choices_are_refused_only_where_labels_are_hidden():
 )
 def test_each_ablation_tests_what_it_says(ablation, utility, stability, reason):
     c = candidate("a", 1, utility, stability)
-    assert rule_rejection(c, None, CMIConfig(ablation=ablation)) == reason
+    assert rule_rejection(c, None, CMIConfig(ablation=ablation).resolved("paper")) == reason
+
+
+def test_blind_thresholds_keep_a_memory_that_does_not_lower_the_answer():
+    config = CMIConfig().resolved("blind")
+    assert (config.tau_u, config.tau_s) == (-0.01, -1.0)
+    assert rule_rejection(candidate("a", 1, 0.0, -1.0), None, config) is None
+    assert rule_rejection(candidate("a", 1, -0.02, 0.5), None, config) == "utility -0.020 <= tau_u -0.01"
+    assert CMIConfig(tau_u=0.3).resolved("blind").tau_u == 0.3
 
 
 def test_the_oracle_reads_only_the_label():

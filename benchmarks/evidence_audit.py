@@ -70,10 +70,10 @@ async def audit(dataset: str, limit: int | None, relevance: float) -> Counter[st
                 print(
                     f"(c) {r.example_id}: support of {text!r} = {evidence.support(text).score:.2f}"
                 )
-        for m in view:
-            if label[ids[m.key]] == "irrelevant":
+        for shown in view:
+            if label[ids[shown.key]] == "irrelevant":
                 counts["(d) irrelevant memories"] += 1
-                counts["(d) ... text support > 0"] += evidence.support(m.content).score > 0
+                counts["(d) ... text support > 0"] += evidence.support(shown.content).score > 0
         harmful = [m for m in view if label[ids[m.key]] == "harmful"]
         useful = [m for m in view if label[ids[m.key]] == "useful"]
         for h in harmful:

@@ -151,7 +151,7 @@ async def rows(log_path: str, tally: Tally) -> dict[str, list[dict[str, float]]]
                 c.key for c in d.candidates[:1] if not c.reason.startswith(RISKY)
             ],
             "rule: top-ranked with utility > 0, no stability test": top_ranked(
-                d, u_evidence, CMIConfig(**d.config).resolved("blind").tau_u
+                d, u_evidence, CMIConfig(**d.config).resolved("blind").tau_u or 0.0
             ),
             "rule: top-ranked with utility >= 0 (a veto)": top_ranked(
                 d, u_evidence, 0.0, strict=False

@@ -48,7 +48,7 @@ def per_sample(log: EvalLog) -> dict[str, dict[str, float]]:
         if s.error or not s.scores:
             continue
         values[str(s.id)] = {
-            name: float(s.scores[scorer].value[key])  # type: ignore[index]
+            name: float(s.scores[scorer].value[key])  # type: ignore[index, call-overload, arg-type]
             for name, (scorer, key) in PAIRED_METRICS.items()
         }
     return values

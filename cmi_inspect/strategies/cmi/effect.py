@@ -89,10 +89,11 @@ async def options(model: Model, prompt: str, answers: Sequence[str]) -> list[flo
         return None
     first = logprobs.content[0]
     found: dict[str, float] = {}
-    for top in [*(first.top_logprobs or []), first]:
-        letter = top.token.strip().rstrip(".)").upper()
+    reported = [(t.token, t.logprob) for t in first.top_logprobs or []]
+    for token, logprob in [*reported, (first.token, first.logprob)]:
+        letter = token.strip().rstrip(".)").upper()
         if letter in LETTERS[: len(answers)]:
-            found[letter] = max(found.get(letter, -math.inf), top.logprob)
+            found[letter] = max(found.get(letter, -math.inf), logprob)
     if not found:
         return None
     floor = min(found.values())

@@ -228,7 +228,7 @@ class CMI(MemoryStrategy):
         """Ask for the perturbed answers still needed, and score each candidate's stability."""
         needed = []
         for c in candidates:
-            if cfg.lazy_perturb and (c.utility or 0.0) <= cfg.tau_u:
+            if cfg.lazy_perturb and (c.utility or 0.0) <= (cfg.tau_u or 0.0):
                 c.perturbed_skipped = "lazy_perturb: utility already rules it out"
             else:
                 needed.append(c)

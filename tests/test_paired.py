@@ -40,6 +40,8 @@ def test_harmful_adoptions_are_counted_over_memories(logs):
     full, none = logs
     adopted, total = harmful_adopted(full)
     assert total > 0 and adopted == total and harmful_adopted(none) == (0, total)
+    first = str(full.samples[0].id)
+    assert harmful_adopted(full, {first})[1] <= total and harmful_adopted(full, set()) == (0, 0)
 
 
 def test_compare_renders_a_table_and_refuses_a_missing_log(logs, tmp_path):

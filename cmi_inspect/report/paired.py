@@ -7,6 +7,7 @@ how far the difference could move with another draw of examples like these.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,11 +55,12 @@ def per_sample(log: EvalLog) -> dict[str, dict[str, float]]:
     return values
 
 
-def harmful_adopted(log: EvalLog) -> tuple[int, int]:
-    """Harmful memories the run selected, and harmful memories in its finished samples."""
+def harmful_adopted(log: EvalLog, ids: Collection[str] | None = None) -> tuple[int, int]:
+    """Harmful memories the run selected, and harmful memories in its finished samples
+    (those of ``ids`` only, when given)."""
     adopted = total = 0
     for s in log.samples or []:
-        if s.error or not s.scores:
+        if s.error or not s.scores or (ids is not None and str(s.id) not in ids):
             continue
         meta = s.metadata_as(CausalLocomoMetadata)
         score = s.scores["memory_selection"]
@@ -114,12 +116,12 @@ def compare(path_a: str, path_b: str, resamples: int = RESAMPLES) -> str:
         [d.metric, fmt(d.a), fmt(d.b), f"{d.difference:+.3f}", f"[{d.low:+.3f}, {d.high:+.3f}]"]
         for d in paired_differences(a, b, resamples)
     ]
-    n = len(per_sample(a).keys() & per_sample(b).keys())
-    (ka, na), (kb, nb) = harmful_adopted(a), harmful_adopted(b)
+    pairs = per_sample(a).keys() & per_sample(b).keys()
+    (ka, na), (kb, nb) = harmful_adopted(a, pairs), harmful_adopted(b, pairs)
     table = markdown_table(
         ["metric", name_a, name_b, f"{name_a} - {name_b}", "95% paired bootstrap"], rows
     )
     return (
-        f"{n} paired samples, {resamples} bootstrap resamples.\n\n{table}\n\n"
+        f"{len(pairs)} paired samples, {resamples} bootstrap resamples.\n\n{table}\n\n"
         f"Harmful memories adopted: {name_a} {ka} of {na}, {name_b} {kb} of {nb}.\n"
     )

@@ -83,14 +83,19 @@ class Engine:
         reused = self._start_from_prefix(tokens)
         self.live = ()  # until the call succeeds, the context holds no known prompt
         response = self.llm.complete(messages, max_tokens, stop)
+        self._decoded(tokens, reused)
+        self.stats.calls += 1
+        return response
+
+    def _decoded(self, tokens: list[int], reused: int) -> None:
+        """Record that the context now holds ``tokens``, decoded from its first ``reused``
+        ones: which prompt is live, its large-batch prefix, its saved state, the counts."""
         self.live = tuple(tokens)
         self.live_large = large_prefix(reused, len(tokens), self.llm.block)
         if self.reuse and self.live_large > LARGE_BATCH:
             self.saved.put(self.live, self.llm.save_state(), self.live_large)
-        self.stats.calls += 1
         self.stats.prompt_tokens += len(tokens)
         self.stats.evaluated_tokens += len(tokens) - reused
-        return response
 
     def continuation_logprobs(
         self, messages: list[dict[str, str]], continuations: list[str]
@@ -137,12 +142,7 @@ class Engine:
         reused = self._start_from_prefix(tokens)
         self.live = ()
         self.llm.decode(tokens, reused)
-        self.live = tuple(tokens)
-        self.live_large = large_prefix(reused, len(tokens), self.llm.block)
-        if self.reuse and self.live_large > LARGE_BATCH:
-            self.saved.put(self.live, self.llm.save_state(), self.live_large)
-        self.stats.prompt_tokens += len(tokens)
-        self.stats.evaluated_tokens += len(tokens) - reused
+        self._decoded(tokens, reused)
         return self.live_large
 
     def _start_from_prefix(self, tokens: list[int]) -> int:

@@ -1,10 +1,11 @@
 """Benchmark: what label-free CMI's graded effect costs against the answer effect.
 
 Runs blind CMI with ``-S effect=answer`` and then ``-S effect=graded`` on the same first
-examples, both without the model-call cache, in one process on one machine, and prints
-per run: wall-clock per sample, generations per sample, prompt tokens evaluated per
-sample (the engine's counters: forced decoding is prompt work) and reply tokens scored,
-and the ratio graded / answer.
+examples, both without the model-call cache, in one run on one machine, each in a fresh
+process (so neither starts from prompt states the other left), and prints per run:
+wall-clock per sample, generations per sample, prompt tokens evaluated per sample (the
+engine's counters: forced decoding is prompt work) and reply tokens scored, and the ratio
+graded / answer.
 
     python benchmarks/cmi_cost.py --limit 20
 """
@@ -12,6 +13,9 @@ and the ratio graded / answer.
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
+import sys
 import tempfile
 import time
 
@@ -48,13 +52,26 @@ def measure(effect: str, limit: int, dataset: str, log_dir: str) -> dict[str, fl
     }
 
 
+def child(effect: str, limit: int, dataset: str) -> dict[str, float]:
+    """``measure`` in a fresh process: its own engine, with no saved prompt states."""
+    command = [sys.executable, __file__, "--limit", str(limit), "--dataset", dataset]
+    out = subprocess.run([*command, "--effect", effect], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"the {effect} run failed: {out.stderr.strip().splitlines()[-1:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=20)
     parser.add_argument("--dataset", default="release")
+    parser.add_argument("--effect", help=argparse.SUPPRESS)  # one measurement, as JSON
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as logs:
-        rows = {e: measure(e, args.limit, args.dataset, logs) for e in ("answer", "graded")}
+        if args.effect:
+            print(json.dumps(measure(args.effect, args.limit, args.dataset, logs)))
+            return
+        rows = {e: child(e, args.limit, args.dataset) for e in ("answer", "graded")}
     print(f"blind CMI, first {args.limit} of {args.dataset}, no cache, gguf/smollm2")
     print("| measure | effect=answer | effect=graded | graded / answer |")
     print("| --- | --- | --- | --- |")

@@ -39,7 +39,11 @@ def main(argv: list[str] | None = None) -> int:
         "--strategies",
         help="comma-separated strategies: built-in ones (default: all seven) or installed ones",
     )
-    run.add_argument("--ablations", action="store_true", help="also run CMI's five ablations")
+    run.add_argument(
+        "--ablations",
+        action="store_true",
+        help="also run CMI's ablations (under -T protocol=blind, the four that read no label)",
+    )
     run.add_argument("--max-samples", type=int, help="samples run concurrently per task")
     run.add_argument(
         "--max-tasks",

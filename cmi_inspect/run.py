@@ -26,7 +26,7 @@ from cmi_inspect.errors import UserError
 from cmi_inspect.log_tags import is_causal_locomo, run_name
 from cmi_inspect.paths import writable_dir
 from cmi_inspect.strategies import STRATEGIES, strategy_class
-from cmi_inspect.strategies.cmi import ABLATIONS
+from cmi_inspect.strategies.cmi import ABLATIONS, PROFILES
 
 LOCK_FILE = ".cmi-inspect-run.lock"
 DEFAULT_MODEL = "gguf/smollm2"
@@ -47,8 +47,8 @@ def run_all(
     max_retries: int | None = None,
     cache: bool = True,
 ) -> list[str]:
-    """Run the strategies (and CMI's ablations) with ``eval_set``; the runs that did not
-    finish (none when all succeeded).
+    """Run the strategies (and CMI's ablations, under a label-free protocol those that
+    read no label) with ``eval_set``; the runs that did not finish (none when all succeeded).
 
     With ``cache`` every model call goes through Inspect's model-call cache: the task
     answers at temperature 0, so a prompt asked before (by another strategy, an
@@ -63,10 +63,17 @@ def run_all(
     from cmi_inspect.solvers import SOLVERS, memory_strategy
     from cmi_inspect.task import causal_locomo
 
+    args = task_args or {}
     plans: list[tuple[str, dict[str, Any]]] = [(name, {}) for name in strategies]
     if ablations:
-        plans += [("cmi", {"ablation": a}) for a in ABLATIONS if a != "full"]
-    args = task_args or {}
+        # a label-free protocol runs the ablations that read no label (the oracle does)
+        profile = PROFILES.get(args.get("protocol", "paper"))  # unknown: the task says so
+        label_free = profile is not None and profile.label_free
+        plans += [
+            ("cmi", {"ablation": name})
+            for name, a in ABLATIONS.items()
+            if name != "full" and not (label_free and a.refused_under_blind)
+        ]
     # each task named as the hook in log_tags names its log, so eval_set pairs them on a rerun
     tasks = [
         task_with(

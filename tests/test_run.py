@@ -53,6 +53,20 @@ def test_runs_strategies_and_resumes_without_recomputing(tmp_path):
     assert {info.name for info in list_eval_logs(str(tmp_path))} == set(logs)
 
 
+def test_ablations_under_blind_leave_out_the_oracle(tmp_path):
+    args: dict[str, Any] = dict(
+        strategies=["cmi"],
+        ablations=True,
+        model="fixed_latency/0",
+        task_args={"data_file": str(SYNTHETIC), "protocol": "blind"},
+    )
+    assert run_all(str(tmp_path), **args) == []
+    logs = [read_eval_log(info.name, header_only=True) for info in list_eval_logs(str(tmp_path))]
+    ablations = sorted(h.plan.steps[-1].params.get("ablation", "full") for h in logs)
+    assert ablations == ["full", "no_perturb", "non_causal", "stability_only", "utility_only"]
+    assert all(h.status == "success" for h in logs)
+
+
 def test_unknown_strategy(tmp_path):
     with pytest.raises(UserError, match="Unknown strategy .rag.; built in: cmi"):
         run_all(str(tmp_path), strategies=["rag"])

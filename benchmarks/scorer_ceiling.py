@@ -81,6 +81,7 @@ async def replay(d: CMIDiagnostics, score: AnswerScorer) -> tuple[list[str], dic
         update = {"s_with": s_with, "s_pert": s_pert, "utility": s_with - s_no}
         rescored.append(c.model_copy(update={**update, "stability": s_with - s_pert}))
     rejections = {c.key: rule_rejection(c, None, config) or logged_risk(c) for c in rescored}
+    assert config.prefer is not None  # resolved
     decision = decide(rescored, rejections, config.prefer, d.budget or config.k)
     return decision.kept, {c.key: c.utility or 0.0 for c in rescored}
 

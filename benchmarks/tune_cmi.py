@@ -8,7 +8,8 @@ budget the run used. No model is called: the logged graded utilities and stabili
 stand (``--effect answer`` recomputes the answer effect from the graded records, to
 compare the two on the same answers). It prints useful F1 and poison adoption on each
 log and ranks the settings by mean (F1 - poison adoption) over the logs, or, with
-``--max-poison``, by mean F1 among those within a poison cap per log. This reads the
+``--max-poison``, by mean F1 among those within a poison cap per log; beside each log,
+non_causal replayed from the same candidates (the row CMI has to beat). This reads the
 labels, so it is an analysis of finished development runs, never part of a run.
 
     python benchmarks/tune_cmi.py DEV_LOG [DEV_LOG ...] [--max-poison P,P,...]
@@ -53,11 +54,23 @@ def answer_effect(c: Candidate, d: CMIDiagnostics) -> Candidate:
     return c.model_copy(update={**update, "s_with": s_with, "s_pert": s_pert})
 
 
+def without_intervention(c: Candidate) -> Candidate:
+    """The candidate as non_causal sees it: no answer, so the risk filter weighs the
+    history's support of the memory's text alone."""
+    return c.model_copy(update={"support_with": None})
+
+
 def replay(
-    log: EvalLog, tau_u: float, tau_s: float, prefer: str, effect: str = "graded"
+    log: EvalLog,
+    tau_u: float,
+    tau_s: float,
+    prefer: str,
+    effect: str = "graded",
+    ablation: str = "full",
 ) -> dict[str, float]:
     """Mean useful F1 and poison adoption of CMI's decision under these thresholds (with
-    ``effect=answer``, on the answer effect recomputed from the graded records)."""
+    ``effect=answer``, on the answer effect recomputed from the graded records; with
+    ``ablation=non_causal``, of the row CMI has to beat, from the same candidates)."""
     f1, poison = [], []
     for sample in log.samples or []:
         d = logged_diagnostics(sample) if not sample.error else None
@@ -65,7 +78,11 @@ def replay(
             continue
         if effect == "answer":
             d = d.model_copy(update={"candidates": [answer_effect(c, d) for c in d.candidates]})
-        config = CMIConfig(**{**d.config, "tau_u": tau_u, "tau_s": tau_s, "prefer": prefer})
+        if ablation == "non_causal":
+            d = d.model_copy(update={"candidates": [without_intervention(c) for c in d.candidates]})
+        config = CMIConfig(
+            **{**d.config, "tau_u": tau_u, "tau_s": tau_s, "prefer": prefer, "ablation": ablation}
+        )
         by_key = {c.key: c for c in d.candidates}
         rejections = {
             c.key: rule(c, None, config) or evidence_risk(c, by_key) for c in d.candidates
@@ -115,7 +132,11 @@ def main() -> None:
         cells = " | ".join(f"{r['f1']:.3f} | {r['poison']:.3f}" for r in results)
         print(f"| {objective:.3f} | {tau_u} | {tau_s} | {prefer} | {cells} |")
     for i, log in enumerate(logs):
-        print(f"log {i + 1}: {log.location} ({rows[0][4][i]['n']} CMI samples)")
+        nc = replay(log, 0.0, 0.0, "proposal", ablation="non_causal")
+        print(
+            f"log {i + 1}: {log.location} ({rows[0][4][i]['n']} CMI samples; non_causal "
+            f"replayed: F1 {nc['f1']:.3f}, poison {nc['poison']:.3f})"
+        )
 
 
 if __name__ == "__main__":

@@ -86,7 +86,7 @@ def cmi(
     tau_u: float | None = None,
     tau_s: float | None = None,
     budget: int | None = None,
-    prefer: str = "utility",
+    prefer: str | None = None,
     ablation: str = "full",
     risk_filter: str | None = None,
     lazy_perturb: bool = False,
@@ -99,12 +99,13 @@ def cmi(
     Args:
         k: Candidates proposed by the hybrid retriever.
         tau_u: Utility threshold (select if utility > tau_u); default 0 under paper,
-            -0.01 under blind (chosen on the development sets).
+            0.05 under blind (chosen on the development sets).
         tau_s: Stability threshold (select if stability >= tau_s); default 0 under
             paper, -1 under blind (stability is logged but never vetoes).
         budget: Most memories selected (default: k under paper, 1 under blind).
         prefer: Which passing candidates fill the budget first: ``utility`` (highest
-            utility, the reference) or ``proposal`` (best proposal rank).
+            utility, the reference; default under paper) or ``proposal`` (best proposal
+            rank; default under blind).
         ablation: ``full`` or one of the ablations ``no_perturb``, ``utility_only``,
             ``stability_only``, ``non_causal`` (no intervention: the top candidates the
             risk filter keeps), ``oracle`` (see ``ABLATIONS``).

@@ -217,7 +217,7 @@ class CMI(MemoryStrategy):
             or choices.risk.verdict(c, memories[c.key], by_key)
             for c in candidates
         }
-        decision = decide(candidates, rejections, choices.config.prefer, choices.budget)
+        decision = decide(candidates, rejections, choices.prefer, choices.budget)
         for c in candidates:
             c.reason, c.selected = decision.reasons[c.key], c.key in decision.kept
         return [by_key[k] for k in decision.kept]

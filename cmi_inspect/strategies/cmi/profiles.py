@@ -61,6 +61,8 @@ class Profile:
     """Utility a kept memory must exceed."""
     tau_s: float
     """Stability a kept memory must reach (-1: any; stabilities lie in [-1, 1])."""
+    prefer: str
+    """Which passing candidates fill the budget first (``rules.PREFER``)."""
     label_free: bool
     """Nothing of the answer key may be read: choices that read labels or the gold answer
     are refused."""
@@ -76,12 +78,21 @@ PROFILES: dict[ProtocolName, Profile] = {
     p.protocol: p
     for p in (
         Profile(
-            "paper", "gold", "label", "hashing", HYBRID, "answer", None, 0.0, 0.0, label_free=False
+            "paper",
+            "gold",
+            "label",
+            "hashing",
+            HYBRID,
+            "answer",
+            None,
+            0.0,
+            0.0,
+            "utility",
+            label_free=False,
         ),
         # thresholds chosen on the development sets (benchmarks/tune_cmi.py, docs/RESULTS.md):
-        # a memory that does not lower the graded answer score is kept, the one that raises
-        # it most first; stability is measured and logged, but every threshold above -1
-        # cost useful memories without removing poison
+        # the best-ranked candidate whose graded effect raises the answer's expected score by
+        # more than 0.05; stability is measured and logged, but never vetoes
         Profile(
             "blind",
             "evidence",
@@ -90,8 +101,9 @@ PROFILES: dict[ProtocolName, Profile] = {
             RELEVANCE,
             "graded",
             1,
-            -0.01,
+            0.05,
             -1.0,
+            "proposal",
             label_free=True,
         ),
     )

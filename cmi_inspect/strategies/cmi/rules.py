@@ -119,8 +119,9 @@ class CMIConfig:
     """Defaults to the protocol's (``Profile.tau_s``)."""
     budget: int | None = None
     """Most memories kept; defaults to the protocol's (``Profile.budget``), else k."""
-    prefer: str = "utility"
-    """Which passing candidates fill the budget first (``PREFER``)."""
+    prefer: str | None = None
+    """Which passing candidates fill the budget first (``PREFER``); defaults to the
+    protocol's (``Profile.prefer``)."""
     ablation: str = "full"
     risk_filter: str | None = None
     """A name of ``risk.RISK_FILTERS``."""
@@ -141,7 +142,8 @@ class CMIConfig:
 
     def __post_init__(self) -> None:
         choose("ablation", self.ablation, tuple(ABLATIONS))
-        choose("prefer", self.prefer, tuple(PREFER))
+        if self.prefer is not None:
+            choose("prefer", self.prefer, tuple(PREFER))
         object.__setattr__(self, "k", positive_int("k", self.k))
         if self.tau_u is not None:
             object.__setattr__(self, "tau_u", finite_float("tau_u", self.tau_u))
@@ -175,6 +177,7 @@ class CMIConfig:
             self,
             tau_u=profile.tau_u if self.tau_u is None else self.tau_u,
             tau_s=profile.tau_s if self.tau_s is None else self.tau_s,
+            prefer=profile.prefer if self.prefer is None else self.prefer,
         )
 
 
@@ -191,6 +194,8 @@ class Choices:
     effect: Effect
     budget: int
     """At most this many memories are kept."""
+    prefer: str
+    """Which passing candidates fill the budget first (``PREFER``)."""
 
     @classmethod
     def of(cls, config: CMIConfig, protocol: ProtocolName) -> Choices:
@@ -205,6 +210,7 @@ class Choices:
             risk_filter(config.risk_filter or profile.risk_filter),
             effect(config.effect or default_effect),
             config.budget or profile.budget or config.k,
+            config.prefer or profile.prefer,
         )
 
     @property

@@ -112,12 +112,13 @@ def test_each_ablation_tests_what_it_says(ablation, utility, stability, reason):
     assert rule_rejection(c, None, CMIConfig(ablation=ablation).resolved("paper")) == reason
 
 
-def test_blind_thresholds_keep_a_memory_that_does_not_lower_the_answer():
+def test_blind_keeps_the_best_ranked_memory_that_raises_the_answer_score():
     config = CMIConfig().resolved("blind")
-    assert (config.tau_u, config.tau_s) == (-0.01, -1.0)
-    assert rule_rejection(candidate("a", 1, 0.0, -1.0), None, config) is None
-    assert rule_rejection(candidate("a", 1, -0.02, 0.5), None, config) == "utility -0.020 <= tau_u -0.01"
-    assert CMIConfig(tau_u=0.3).resolved("blind").tau_u == 0.3
+    assert (config.tau_u, config.tau_s, config.prefer) == (0.05, -1.0, "proposal")
+    assert rule_rejection(candidate("a", 1, 0.06, -1.0), None, config) is None
+    assert rule_rejection(candidate("a", 1, 0.05, 0.5), None, config) == "utility +0.050 <= tau_u 0.05"
+    assert CMIConfig(tau_u=0.3, prefer="utility").resolved("blind").prefer == "utility"
+    assert CMIConfig().resolved("paper").prefer == "utility"
 
 
 def test_the_oracle_reads_only_the_label():

@@ -1,8 +1,9 @@
 """Benchmark: what label-free CMI's graded effect costs against the answer effect.
 
 Runs blind CMI with ``-S effect=answer`` and then ``-S effect=graded`` on the same first
-examples, both without the model-call cache, in one run on one machine, each in a fresh
-process (so neither starts from prompt states the other left), and prints per run:
+examples, both without the model-call cache and four samples at a time, in one run on one
+machine, each in a fresh process (so neither starts from prompt states the other left),
+and prints per run:
 wall-clock per sample, generations per sample, prompt tokens evaluated per sample (the
 engine's counters: forced decoding is prompt work) and reply tokens scored, and the ratio
 graded / answer.
@@ -35,6 +36,7 @@ def measure(effect: str, limit: int, dataset: str, log_dir: str) -> dict[str, fl
         solver=cmi(effect=effect),
         model="gguf/smollm2",
         limit=limit,
+        max_samples=4,  # as the README's CMI runs: each sample's prompt states stay cached
         cache=False,
         log_dir=log_dir,
         display="none",

@@ -69,11 +69,11 @@ def main() -> None:
     parser.add_argument("--dataset", default="release")
     parser.add_argument("--effect", help=argparse.SUPPRESS)  # one measurement, as JSON
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as logs:
-        if args.effect:
+    if args.effect:
+        with tempfile.TemporaryDirectory() as logs:
             print(json.dumps(measure(args.effect, args.limit, args.dataset, logs)))
-            return
-        rows = {e: child(e, args.limit, args.dataset) for e in ("answer", "graded")}
+        return
+    rows = {e: child(e, args.limit, args.dataset) for e in ("answer", "graded")}
     print(f"blind CMI, first {args.limit} of {args.dataset}, no cache, gguf/smollm2")
     print("| measure | effect=answer | effect=graded | graded / answer |")
     print("| --- | --- | --- | --- |")

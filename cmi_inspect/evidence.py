@@ -199,7 +199,7 @@ class BlindEvidence:
                 self.words[word] = max(self.words.get(word, 0.0), share)
         days = [d for d in (session_date(s.date_time) for s in sessions) if d is not None]
         self.now = max(days, default=None)
-        """The latest session's day: the present, for an answer's "last year"."""
+        """The latest session's day: the present, for the request's "last year"."""
         self.asked = date_spans(request, self.now)
         self._date_weight = max(self.idf.values(), default=1.0)
         """A date counts as much as the history's rarest word: it is as specific."""

@@ -124,7 +124,8 @@ def cmi(
         effect: How answers become a memory's effect: ``answer`` (each context scored
             by its generated answer, the paper's) or ``graded`` (by the expected answer
             score under the model's likelihood of the candidate's answers in each
-            context); default: ``answer`` under paper, ``graded`` under blind.
+            context); default: ``answer`` under paper, ``graded`` under blind
+            (``answer`` with ``lazy_perturb``, which reads the answer utility).
     """
     config = CMIConfig(
         k=k,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from cmi_inspect.errors import UserError
-from cmi_inspect.report.paired import compare, harmful_adopted, paired_differences, per_sample
+from cmi_inspect.report.paired import compare, harmful_adopted, pair_key, paired_differences, per_sample
 from cmi_inspect.solvers import full_history, no_memory
 from cmi_inspect.task import causal_locomo
 from inspect_ai import eval as inspect_eval
@@ -40,7 +40,7 @@ def test_harmful_adoptions_are_counted_over_memories(logs):
     full, none = logs
     adopted, total = harmful_adopted(full)
     assert total > 0 and adopted == total and harmful_adopted(none) == (0, total)
-    first = str(full.samples[0].id)
+    first = pair_key(full.samples[0])
     assert harmful_adopted(full, {first})[1] <= total and harmful_adopted(full, set()) == (0, 0)
 
 
@@ -51,3 +51,20 @@ def test_compare_renders_a_table_and_refuses_a_missing_log(logs, tmp_path):
     assert "| useful_f1 |" in text and "Harmful memories adopted: full_history" in text
     with pytest.raises(UserError, match="^No log at"):
         compare(str(tmp_path / "missing.eval"), none.location)
+
+
+def test_runs_on_different_data_are_not_paired(logs):
+    full, none = logs
+    other = none.model_copy(deep=True)
+    other.eval.metadata = {**(other.eval.metadata or {}), "data_sha256": "f" * 64}
+    with pytest.raises(UserError, match="ran on different data"):
+        paired_differences(full, other)
+
+
+def test_each_epoch_is_its_own_pair(logs):
+    full, _ = logs
+    twice = full.model_copy(deep=True)
+    second = [s.model_copy(update={"epoch": 2}) for s in twice.samples or []]
+    twice.samples = [*(twice.samples or []), *second]
+    assert len(per_sample(twice)) == 2 * len(per_sample(full))
+    assert harmful_adopted(twice)[1] == 2 * harmful_adopted(full)[1]

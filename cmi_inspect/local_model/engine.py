@@ -130,12 +130,16 @@ class Engine:
     def _hold(self, tokens: list[int]) -> int:
         """Put exactly ``tokens`` in the context, computed as a fresh decoding would; return
         how many of them were computed in large batches."""
-        if self.reuse and min(common_prefix(self.live, tokens), self.live_large) >= len(tokens):
+        # held whole from large-batch tokens only where a fresh decoding of ``tokens`` has
+        # no small last batch either; otherwise that batch is decoded again
+        whole = self.reuse and large_prefix(0, len(tokens), self.llm.block) == len(tokens)
+        if whole and min(common_prefix(self.live, tokens), self.live_large) >= len(tokens):
             self.llm.keep(tokens, len(tokens))
             return len(tokens)
-        key, shared = self.saved.longest(tokens) if self.reuse else ((), 0)
+        key, shared = self.saved.longest(tokens) if whole else ((), 0)
         if shared >= len(tokens):
             state, _ = self.saved.get(key)
+            self.live, self.live_large = (), 0  # until the state is back
             self.llm.load_state(state)  # type: ignore[arg-type]
             self.llm.keep(tokens, len(tokens))
             return len(tokens)
@@ -156,9 +160,10 @@ class Engine:
         key, shared = self.saved.longest(tokens)
         from_saved = reusable_prefix(shared, len(tokens), block)
         if from_saved > n:
-            state, self.live_large = self.saved.get(key)
+            state, large = self.saved.get(key)
+            self.live, self.live_large = (), 0  # until the state is back
             self.llm.load_state(state)  # type: ignore[arg-type]
-            self.live, n = key, from_saved
+            self.live, self.live_large, n = key, large, from_saved
         self.llm.keep(tokens, n)
         return n
 

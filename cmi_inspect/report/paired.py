@@ -11,7 +11,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
-from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
 from cmi_inspect.dataset import CausalLocomoMetadata
 from cmi_inspect.errors import UserError
@@ -42,25 +42,30 @@ class Difference:
     n: int
 
 
+def pair_key(s: EvalSample) -> str:
+    """What pairs a sample with its counterpart in the other run: its id and epoch."""
+    return f"{s.id}#{s.epoch}"
+
+
 def per_sample(log: EvalLog) -> dict[str, dict[str, float]]:
-    """Each finished sample's id and its value of every compared metric."""
+    """Each finished sample's pair key and its value of every compared metric."""
     values = {}
     for s in log.samples or []:
         if s.error or not s.scores:
             continue
-        values[str(s.id)] = {
+        values[pair_key(s)] = {
             name: float(s.scores[scorer].value[key])  # type: ignore[index, call-overload, arg-type]
             for name, (scorer, key) in PAIRED_METRICS.items()
         }
     return values
 
 
-def harmful_adopted(log: EvalLog, ids: Collection[str] | None = None) -> tuple[int, int]:
+def harmful_adopted(log: EvalLog, pairs: Collection[str] | None = None) -> tuple[int, int]:
     """Harmful memories the run selected, and harmful memories in its finished samples
-    (those of ``ids`` only, when given)."""
+    (those whose ``pair_key`` is in ``pairs`` only, when given)."""
     adopted = total = 0
     for s in log.samples or []:
-        if s.error or not s.scores or (ids is not None and str(s.id) not in ids):
+        if s.error or not s.scores or (pairs is not None and pair_key(s) not in pairs):
             continue
         meta = s.metadata_as(CausalLocomoMetadata)
         score = s.scores["memory_selection"]
@@ -75,6 +80,12 @@ def paired_differences(
     a: EvalLog, b: EvalLog, resamples: int = RESAMPLES, seed: int = SEED
 ) -> list[Difference]:
     """a - b for every compared metric over the samples both finished."""
+    data = [(log.eval.metadata or {}).get("data_sha256") for log in (a, b)]
+    if data[0] != data[1]:
+        raise UserError(
+            f"The two logs ran on different data (sha256 {str(data[0])[:12]} and "
+            f"{str(data[1])[:12]}): compare runs of one dataset."
+        )
     va, vb = per_sample(a), per_sample(b)
     ids = sorted(va.keys() & vb.keys())
     if not ids:

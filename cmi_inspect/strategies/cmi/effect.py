@@ -96,7 +96,8 @@ async def options(model: Model, prompt: str, answers: Sequence[str]) -> list[flo
             found[letter] = max(found.get(letter, -math.inf), logprob)
     if not found:
         return None
-    floor = min(found.values())
+    # an unlisted option is no likelier than the least likely token reported
+    floor = min(logprob for _, logprob in [*reported, (first.token, first.logprob)])
     return [found.get(LETTERS[i], floor) for i in range(len(answers))]
 
 

@@ -27,7 +27,7 @@ from cmi_inspect.strategies.base import (
     Selection,
 )
 from cmi_inspect.strategies.cmi.diagnostics import STRATEGY, Candidate, CMIDiagnostics
-from cmi_inspect.strategies.cmi.effect import graded_effect
+from cmi_inspect.strategies.cmi.effect import GradedEffect, graded_effect
 from cmi_inspect.strategies.cmi.explain import explain
 from cmi_inspect.strategies.cmi.history import History
 from cmi_inspect.strategies.cmi.profiles import PROFILES
@@ -175,36 +175,46 @@ class CMI(MemoryStrategy):
         if ablation.asks_perturbed:
             await self._perturbed(candidates, prompts, answers, cfg)
         if ablation.asks_with and choices.effect.graded and candidates:
-            # a model that reports no log-probabilities for the first candidate is not
-            # asked again for the others: the answer effect stands for all of them
-            first, *rest = candidates
-            await self._graded(first, prompts, answers)
-            if first.effect is not None and first.effect.graded:
-                await collect(*(self._graded(c, prompts, answers) for c in rest))
+            await self._graded(candidates, prompts, answers)
         for c in candidates:
             if ablation.no_memory_as_perturbed:
-                c.s_pert, c.stability = s_no, c.utility
+                # the no-memory score under the effect that ran
+                c.s_pert, c.stability = (c.s_with or 0.0) - (c.utility or 0.0), c.utility
             if ablation.skipped:
                 c.perturbed_skipped = ablation.skipped
         return s_no
 
-    async def _graded(self, c: Candidate, prompts: Prompts, answers: Answers) -> None:
-        """Replace the candidate's answer scores by graded ones: each context's expected
-        answer score under the model's likelihood of the candidate's answers there."""
+    async def _graded(
+        self, candidates: list[Candidate], prompts: Prompts, answers: Answers
+    ) -> None:
+        """Replace the candidates' answer scores by graded ones (each context's expected
+        answer score under the model's likelihood of the candidate's answers there), for
+        all of them or none: one effect's numbers are never ranked against the other's.
+        A model that reports no log-probabilities for the first is not asked again."""
+        first, *rest = candidates
+        effects = [await self._effect_of(first, prompts, answers)]
+        if effects[0].graded:
+            effects += await collect(*(self._effect_of(c, prompts, answers) for c in rest))
+        for c, e in zip(candidates, effects, strict=False):
+            c.effect = e
+        if len(effects) < len(candidates) or not all(e.graded for e in effects):
+            return  # the answer effect stands for every candidate
+        for c, e in zip(candidates, effects, strict=True):
+            expected = {x.context: x.expected for x in e.contexts}
+            c.s_with = expected["with"]
+            c.utility = c.s_with - expected["none"]
+            if "perturbed" in expected:
+                c.s_pert = expected["perturbed"]
+                c.stability = c.s_with - c.s_pert
+
+    async def _effect_of(self, c: Candidate, prompts: Prompts, answers: Answers) -> GradedEffect:
+        """The candidate's answers' likelihoods in each of its contexts."""
         contexts = {"none": prompts.none, "with": prompts.with_memory[c.key]}
         if c.answer_perturbed is not None:
             contexts["perturbed"] = prompts.perturbed[c.key]
         texts = list(dict.fromkeys(answers.text(p) for p in contexts.values()))
         scores = [answers.score_of(t) for t in texts]
-        c.effect = await graded_effect(answers.model, contexts, texts, scores)
-        if not c.effect.graded:
-            return
-        expected = {x.context: x.expected for x in c.effect.contexts}
-        c.s_with = expected["with"]
-        c.utility = c.s_with - expected["none"]
-        if "perturbed" in expected:
-            c.s_pert = expected["perturbed"]
-            c.stability = c.s_with - c.s_pert
+        return await graded_effect(answers.model, contexts, texts, scores)
 
     def _decide(
         self, candidates: list[Candidate], memories: dict[str, Memory], choices: Choices
@@ -228,7 +238,8 @@ class CMI(MemoryStrategy):
         """Ask for the perturbed answers still needed, and score each candidate's stability."""
         needed = []
         for c in candidates:
-            if cfg.lazy_perturb and (c.utility or 0.0) <= (cfg.tau_u or 0.0):
+            assert cfg.tau_u is not None  # resolved
+            if cfg.lazy_perturb and (c.utility or 0.0) <= cfg.tau_u:
                 c.perturbed_skipped = "lazy_perturb: utility already rules it out"
             else:
                 needed.append(c)

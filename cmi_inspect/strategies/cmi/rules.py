@@ -110,7 +110,7 @@ PREFER: dict[str, Callable[[Candidate], tuple[float, ...]]] = {
 @dataclass(frozen=True)
 class CMIConfig:
     """CMI's parameters (``-S name=value``); a choice left None follows the protocol's
-    profile (``profiles.PROFILES``). The log records them as given."""
+    profile (``profiles.PROFILES``). The log records them resolved (``resolved``)."""
 
     k: int = 3
     tau_u: float | None = None

@@ -90,6 +90,9 @@ async def test_options_read_the_letters_log_probabilities():
     assert await options(model, "Q?", ["x", "y", "z"]) == [-1.9, -0.2, -1.9]  # C unreported: the floor
     assert prompts == [options_prompt("Q?", ["x", "y", "z"])]
     assert "A. x\nB. y\nC. z" in prompts[0]
+    # a confident model: the unlisted options get the least likely token reported, not A's
+    confident = letter_model([("A", -0.001), ("Z", -4.0), ("Q", -6.5)], [])
+    assert await options(confident, "Q?", ["x", "y", "z"]) == [-0.001, -6.5, -6.5]
 
 
 async def test_a_model_without_log_probabilities_leaves_the_answer_effect():

@@ -12,6 +12,7 @@ from cmi_inspect.prompts import note_contents
 from cmi_inspect.retrieval import HashingEmbedder
 from cmi_inspect.strategies.cmi import CMI, BlindProtocolError, CMIConfig, CMIDiagnostics
 from cmi_inspect.view import key_to_memory_id
+from inspect_ai.model import GenerateConfig, Logprob, Logprobs, ModelOutput, ModelUsage, TopLogprob, get_model
 
 from conftest import SYNTHETIC, gold_scorer, memory_task_for, mock_model
 
@@ -282,3 +283,31 @@ async def test_non_causal_keeps_the_top_candidates_the_filter_keeps_with_no_inte
         passing = [c for c in d["candidates"] if not c["reason"].startswith("evidence risk")]
         assert kept[0]["key"] == min(passing, key=lambda c: c["rank"])["key"]
         assert all(c["utility"] is None and c["answer_with"] is None for c in d["candidates"])
+
+
+async def test_graded_for_every_candidate_or_for_none(label_free_records):
+    """A model that reports letter log-probabilities for the first candidate only: no
+    candidate's graded number is ranked against another's answer effect."""
+    calls = {"options": 0}
+
+    async def outputs(input, tools, choice, config: GenerateConfig) -> ModelOutput:
+        prompt = "\n".join(m.text for m in input)
+        if config.max_tokens == 1:  # a lettered-options call
+            calls["options"] += 1
+            out = ModelOutput.from_content(model="mockllm", content="A")
+            if calls["options"] <= 3:  # the first candidate's three contexts
+                top = [TopLogprob(token="A", logprob=-0.1), TopLogprob(token="B", logprob=-2.5)]
+                out.choices[0].logprobs = Logprobs(content=[Logprob(token="A", logprob=-0.1, top_logprobs=top)])
+        else:
+            out = ModelOutput.from_content(model="mockllm", content=follow_first_note(prompt))
+        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return out
+
+    record = label_free_records[0]
+    model = get_model("mockllm/model", custom_outputs=outputs, memoize=False)
+    task = memory_task_for(record, "blind", model)
+    d = diagnostics(await CMI(HashingEmbedder(), CMIConfig(k=4)).select(task))
+    first, *rest = d["candidates"]
+    assert first["effect"]["graded"] and rest and not any(c["effect"]["graded"] for c in rest)
+    for c in d["candidates"]:  # every utility is the answer effect's
+        assert c["utility"] == pytest.approx(c["s_with"] - d["s_no"])

@@ -1,0 +1,95 @@
+"""Engine: which tokens it decodes again and which it takes from the context or a saved
+state, on a fake llama.cpp that records its calls (the real model's bit-for-bit checks are
+the slow tests of test_provider)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cmi_inspect.local_model import engine as engine_module
+from cmi_inspect.local_model.engine import Engine
+
+
+class FakeLlama:
+    """Prompts are ``"n"`` (tokens 0..n-1) or ``"n+offset"``; it records decode calls."""
+
+    block = 512
+    fail_load = False
+
+    def __init__(self, *args: Any) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+
+    def prompt_ids(self, messages: list[dict[str, str]]) -> list[int]:
+        n, _, offset = messages[-1]["content"].partition("+")
+        return list(range(int(offset or 0), int(offset or 0) + int(n)))
+
+    def tokenize(self, text: str) -> list[int]:
+        return [1] * len(text)
+
+    def end_of_turn(self) -> int:
+        return 2
+
+    def keep(self, tokens: list[int], n: int) -> None:
+        self.calls.append(("keep", n))
+
+    def reset(self) -> None:
+        self.calls.append(("reset",))
+
+    def complete(self, messages: Any, max_tokens: int, stop: Any) -> dict[str, Any]:
+        self.calls.append(("complete", len(self.prompt_ids(messages))))
+        return {}
+
+    def decode(self, tokens: list[int], start: int) -> None:
+        self.calls.append(("decode", len(tokens), start))
+
+    def tail_logprobs(self, tokens: list[int], start: int) -> list[float]:
+        return [0.0] * (len(tokens) - start - 1)
+
+    def save_state(self) -> bytes:
+        return b"kv"
+
+    def load_state(self, state: bytes) -> None:
+        if self.fail_load:
+            raise RuntimeError("llama.cpp could not restore a saved prompt state")
+        self.calls.append(("load",))
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+def engine(monkeypatch):
+    monkeypatch.setattr(engine_module, "LlamaCpp", FakeLlama)
+    e = Engine(Path("model.gguf"), n_ctx=8192, n_threads=1, cache_mb=1, extra_bufts=False)
+    yield e
+    e.close()
+
+
+def user(content: str) -> list[dict[str, str]]:
+    return [{"role": "user", "content": content}]
+
+
+def test_a_head_whose_fresh_decoding_ends_in_a_small_batch_is_decoded_again(engine):
+    engine.chat(user("576"), 8, None)  # 512 + 64: every token in a large batch
+    engine.llm.calls.clear()
+    engine.continuation_logprobs(user("576"), ["yes"])
+    # the head's 575 tokens end in a batch of 63 when decoded fresh: whole blocks only are kept
+    assert ("decode", 575, 512) in engine.llm.calls
+
+
+def test_a_head_held_in_large_batches_is_not_decoded_again(engine):
+    engine.chat(user("600"), 8, None)
+    engine.llm.calls.clear()
+    assert engine.continuation_logprobs(user("600"), ["yes", "no"]) == [[0.0] * 4, [0.0] * 3]
+    assert not [c for c in engine.llm.calls if c[0] in ("decode", "load", "reset")]
+
+
+def test_a_state_that_fails_to_load_leaves_no_prompt_known_in_the_context(engine):
+    engine.chat(user("600"), 8, None)  # saved
+    engine.chat(user("600+5000"), 8, None)  # another prompt in the context
+    engine.llm.fail_load = True
+    with pytest.raises(RuntimeError, match="could not restore"):
+        engine.chat(user("700"), 8, None)  # would start from the first prompt's state
+    assert engine.live == () and engine.live_large == 0

@@ -141,13 +141,15 @@ def test_parallel_slots_decode_concurrent_requests_together(monkeypatch):
         lengths = [603, 602, 601, 603, 600]
         with ThreadPoolExecutor(5) as pool:
             answers = list(pool.map(lambda n: e.chat(user(str(n)), 8, None), lengths))
+        fake = e.sequences
+        assert isinstance(fake, FakeSequences)
         texts = [a["choices"][0]["message"]["content"] for a in answers]
         assert texts == ["3 2 1", "2 1", "1", "3 2 1", ""]  # each counted down alone
         assert [a["choices"][0]["finish_reason"] for a in answers] == ["stop"] * 5
-        assert max(e.sequences.batches) == 2  # two slots, decoded together
+        assert max(fake.batches) == 2  # two slots, decoded together
         assert e.stats.calls == 5 and e.stats.prompt_tokens == sum(lengths)
         again = e.chat(user("603"), 8, None)  # its slot, or a saved state, still holds it
         assert again["choices"][0]["message"]["content"] == "3 2 1"
-        assert e.sequences.prompts[-1][2] > 0
+        assert fake.prompts[-1][2] > 0
     finally:
         e.close()

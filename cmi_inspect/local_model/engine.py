@@ -9,18 +9,28 @@ A prompt starts from the KV state of the earlier prompt (in the context, or save
 its longest prefix, cut where every remaining token is decoded in the same kind of batch
 as in a fresh run (``prefix_cache.reusable_prefix``): the logits, and hence the greedy
 completions, are then bit-for-bit those of a fresh run.
+
+With ``parallel`` above 1, completions run in the slots of a multi-sequence context
+(``llamacpp.Sequences``): the engine's thread admits waiting requests into free slots,
+decodes each new prompt alone, then decodes one token of every running slot per batch
+(continuous batching, as llama.cpp's server does with ``--parallel``). Forced decoding
+and everything else still runs on that thread, between batches.
 """
 
 from __future__ import annotations
 
 import atexit
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from cmi_inspect.errors import UserError
-from cmi_inspect.local_model.llamacpp import LlamaCpp
+from cmi_inspect.local_model.llamacpp import Completion, LlamaCpp, Sequences
 from cmi_inspect.local_model.prefix_cache import (
     LARGE_BATCH,
     ReuseStats,
@@ -36,15 +46,53 @@ class PromptTooLongError(UserError):
     sample fails with this one line; the others go on)."""
 
 
+@dataclass
+class Slot:
+    """One sequence of the multi-sequence context: the prompt it holds, and the completion
+    it is decoding (None: free)."""
+
+    seq: int
+    live: tuple[int, ...] = ()
+    live_large: int = 0
+    completion: Completion | None = None
+    future: Future[dict[str, Any]] | None = None
+    reused: int = 0
+    next_token: int = 0
+    position: int = 0
+
+
+@dataclass
+class Work:
+    """What waits for the engine's thread: calls to run, completions to admit."""
+
+    calls: deque[tuple[Callable[[], Any], Future[Any]]] = field(default_factory=deque)
+    completions: deque[tuple[list[int], Completion, Future[dict[str, Any]]]] = field(
+        default_factory=deque
+    )
+    closing: bool = False
+
+
 class Engine:
     """Greedy chat completions on one llama.cpp model, reusing shared prompt prefixes."""
 
     def __init__(
-        self, path: Path, n_ctx: int, n_threads: int | None, cache_mb: int, extra_bufts: bool
+        self,
+        path: Path,
+        n_ctx: int,
+        n_threads: int | None,
+        cache_mb: int,
+        extra_bufts: bool,
+        parallel: int = 1,
     ) -> None:
         self.llm = LlamaCpp(path, n_ctx, n_threads, extra_bufts)
         self.n_ctx = n_ctx
-        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama.cpp")
+        self.parallel = parallel
+        self.sequences = Sequences(self.llm, parallel, n_ctx) if parallel > 1 else None
+        self.slots = [Slot(seq) for seq in range(parallel)] if parallel > 1 else []
+        self.work = Work()
+        self.wake = threading.Condition()
+        self.thread = threading.Thread(target=self._serve, name="llama.cpp", daemon=True)
+        self.thread.start()
         self.reuse = cache_mb > 0
         self.saved = SavedStates(cache_mb * 2**20)
         self.live: tuple[int, ...] = ()
@@ -64,15 +112,18 @@ class Engine:
     def text_tokens(self, text: str) -> int:
         return len(self.llm.tokenize(text))
 
+    def _run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run ``fn(*args)`` on the engine's thread, between batches (blocks until done)."""
+        future: Future[Any] = Future()
+        with self.wake:
+            self.work.calls.append((lambda: fn(*args), future))
+            self.wake.notify()
+        return future.result()
+
     def chat(
         self, messages: list[dict[str, str]], max_tokens: int, stop: list[str] | None
     ) -> dict[str, Any]:
         """A greedy chat completion, computed on the engine's thread (blocks until done)."""
-        return self.worker.submit(self._chat, messages, max_tokens, stop).result()
-
-    def _chat(
-        self, messages: list[dict[str, str]], max_tokens: int, stop: list[str] | None
-    ) -> dict[str, Any]:
         tokens = self.prompt_ids(messages)
         if len(tokens) + max_tokens > self.n_ctx:
             raise PromptTooLongError(
@@ -80,6 +131,22 @@ class Engine:
                 f"the {self.n_ctx}-token context window; shorten the input "
                 "or raise the window with -M n_ctx=N."
             )
+        if self.sequences is None:
+            return self._run(self._chat, messages, tokens, max_tokens, stop)  # type: ignore[no-any-return]
+        future: Future[dict[str, Any]] = Future()
+        with self.wake:
+            completion = self.llm.completion(tokens, max_tokens, stop)
+            self.work.completions.append((tokens, completion, future))
+            self.wake.notify()
+        return future.result()
+
+    def _chat(
+        self,
+        messages: list[dict[str, str]],
+        tokens: list[int],
+        max_tokens: int,
+        stop: list[str] | None,
+    ) -> dict[str, Any]:
         reused = self._start_from_prefix(tokens)
         self.live = ()  # until the call succeeds, the context holds no known prompt
         response = self.llm.complete(messages, max_tokens, stop)
@@ -103,7 +170,7 @@ class Engine:
         """Per token, the log-probability of each continuation as the assistant's whole
         reply to ``messages`` (its end-of-turn token included), computed on the engine's
         thread (blocks until done)."""
-        return self.worker.submit(self._continuation_logprobs, messages, continuations).result()
+        return self._run(self._continuation_logprobs, messages, continuations)  # type: ignore[no-any-return]
 
     def _continuation_logprobs(
         self, messages: list[dict[str, str]], continuations: list[str]
@@ -167,8 +234,110 @@ class Engine:
         self.llm.keep(tokens, n)
         return n
 
+    def _serve(self) -> None:
+        """The engine's thread: calls as they come; completions admitted into free slots,
+        then one batch for every running slot, until the engine closes."""
+        while True:
+            with self.wake:
+                while not (self.work.calls or self._admissible() or self._running()):
+                    if self.work.closing:
+                        return
+                    self.wake.wait()
+                calls = list(self.work.calls)
+                self.work.calls.clear()
+                admitted = []
+                while self._admissible():
+                    tokens, completion, future = self.work.completions.popleft()
+                    admitted.append((self._slot_for(tokens), tokens, completion, future))
+                    admitted[-1][0].future = future  # taken
+            for fn, call in calls:
+                try:
+                    call.set_result(fn())
+                except BaseException as e:  # noqa: BLE001  (the caller raises it)
+                    call.set_exception(e)
+            for slot, tokens, completion, future in admitted:
+                self._admit(slot, tokens, completion, future)
+            if self._running():
+                self._step()
+
+    def _admissible(self) -> bool:
+        return bool(self.work.completions) and any(s.future is None for s in self.slots)
+
+    def _running(self) -> list[Slot]:
+        return [s for s in self.slots if s.completion is not None]
+
+    def _slot_for(self, tokens: list[int]) -> Slot:
+        """The free slot whose prompt shares the longest reusable prefix with ``tokens``."""
+        free = [s for s in self.slots if s.future is None]
+        return max(free, key=lambda s: min(common_prefix(s.live, tokens), s.live_large))
+
+    def _admit(
+        self, slot: Slot, tokens: list[int], completion: Completion, future: Future[dict[str, Any]]
+    ) -> None:
+        """Decode a prompt alone into the slot's sequence, from its best reusable prefix."""
+        assert self.sequences is not None
+        try:
+            block = self.llm.block
+            in_slot = min(common_prefix(slot.live, tokens), slot.live_large) if self.reuse else 0
+            n = reusable_prefix(in_slot, len(tokens), block)
+            key, shared = self.saved.longest(tokens) if self.reuse else ((), 0)
+            from_saved = reusable_prefix(shared, len(tokens), block)
+            slot.live, slot.live_large = (), 0  # until the prompt is decoded
+            if from_saved > n:
+                state, _ = self.saved.get(key)
+                self.sequences.load_state(slot.seq, state)  # type: ignore[arg-type]
+                n = from_saved
+            token = self.sequences.prompt(slot.seq, tokens, n)
+        except BaseException as e:  # noqa: BLE001  (the caller raises it)
+            slot.future = None
+            future.set_exception(e)
+            return
+        slot.completion, slot.reused, slot.position = completion, n, len(tokens)
+        self._advance(slot, token)
+
+    def _step(self) -> None:
+        """One batch: the last token of every running slot."""
+        assert self.sequences is not None
+        running = self._running()
+        try:
+            tokens = self.sequences.step([(s.seq, s.next_token, s.position) for s in running])
+        except BaseException as e:  # noqa: BLE001  (every caller raises it)
+            for s in running:
+                assert s.future is not None
+                s.future.set_exception(e)
+                s.completion, s.future, s.live, s.live_large = None, None, (), 0
+            return
+        for slot, token in zip(running, tokens, strict=True):
+            slot.position += 1
+            self._advance(slot, token)
+
+    def _advance(self, slot: Slot, token: int) -> None:
+        """Give the slot's completion its next token; on its end, answer the caller and
+        keep the prompt's state as a completion on the single context would."""
+        assert slot.completion is not None and slot.future is not None
+        if not slot.completion.add(token):
+            slot.next_token = token
+            return
+        assert self.sequences is not None
+        completion, future = slot.completion, slot.future
+        prompt = completion.prompt
+        slot.live = tuple(prompt)
+        slot.live_large = large_prefix(slot.reused, len(prompt), self.llm.block)
+        if self.reuse and slot.live_large > LARGE_BATCH:
+            self.saved.put(slot.live, self.sequences.save_state(slot.seq), slot.live_large)
+        self.stats.prompt_tokens += len(prompt)
+        self.stats.evaluated_tokens += len(prompt) - slot.reused
+        self.stats.calls += 1
+        slot.completion, slot.future = None, None
+        future.set_result(completion.response())
+
     def close(self) -> None:
-        self.worker.shutdown()
+        with self.wake:
+            self.work.closing = True
+            self.wake.notify()
+        self.thread.join()
+        if self.sequences is not None:
+            self.sequences.close()
         self.llm.close()
 
 
@@ -177,10 +346,15 @@ _loaded: list[Engine] = []
 
 @cache
 def engine_for(
-    path: Path, n_ctx: int, n_threads: int | None, cache_mb: int, extra_bufts: bool
+    path: Path,
+    n_ctx: int,
+    n_threads: int | None,
+    cache_mb: int,
+    extra_bufts: bool,
+    parallel: int = 1,
 ) -> Engine:
     """The process's one engine for this model file and configuration."""
-    engine = Engine(path, n_ctx, n_threads, cache_mb, extra_bufts)
+    engine = Engine(path, n_ctx, n_threads, cache_mb, extra_bufts, parallel)
     _loaded.append(engine)
     return engine
 

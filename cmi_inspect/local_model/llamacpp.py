@@ -3,7 +3,9 @@
 The engine and the benchmarks speak to llama.cpp only through ``LlamaCpp``: tokens of a
 chat prompt, a greedy completion that may start from tokens already in the context, the
 KV state saved and restored, the last token's logits, the log-probabilities of forced
-tokens. ``model_params`` loads a model
+tokens; and through ``Sequences``, a second context of the same model holding several
+sequences decoded together (``Completion`` stops each as a completion would stop).
+``model_params`` loads a model
 with or without llama.cpp's extra weight-buffer types (AMX, repacking; see ``probe``).
 """
 
@@ -14,6 +16,7 @@ import os
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +108,24 @@ class LlamaCpp:
             result.prompt.encode(), add_bos=not result.added_special, special=True
         )
 
+    def stops(self, stop: list[str] | None) -> list[str]:
+        """The stop strings ``create_chat_completion`` uses: the caller's, then the text of
+        the end-of-turn token (as its own chat handler spells it)."""
+        return [*(stop or []), self.llm._model.token_get_text(self.llm.token_eos())]
+
+    def completion(self, prompt: list[int], max_tokens: int, stop: list[str] | None) -> Completion:
+        """An empty greedy completion of ``prompt``, stopped as ``complete`` stops."""
+        return Completion(self, prompt, max_tokens, [s.encode() for s in self.stops(stop)])
+
+    def detokenize(self, tokens: list[int], prev: list[int]) -> bytes:
+        return self.llm.detokenize(tokens, prev_tokens=prev)
+
+    def is_end(self, token: int) -> bool:
+        """Whether the token ends generation (an end-of-generation token of the vocabulary)."""
+        import llama_cpp
+
+        return bool(llama_cpp.llama_vocab_is_eog(self.llm._model.vocab, token))
+
     def tokenize(self, text: str) -> list[int]:
         return self.llm.tokenize(text.encode(), add_bos=False)
 
@@ -190,3 +211,151 @@ class LlamaCpp:
 
     def close(self) -> None:
         self.llm.close()
+
+
+@dataclass
+class Completion:
+    """One greedy completion's tokens and text, stopped where llama-cpp-python's
+    ``create_completion`` stops (an end-of-generation token, a stop string, whose text is
+    cut before it, or ``max_tokens``), so that decoding it in a batch answers the same."""
+
+    llm: LlamaCpp
+    prompt: list[int]
+    max_tokens: int
+    stop: list[bytes]
+    tokens: list[int] = field(default_factory=list)
+    text: bytes = b""
+    finish_reason: str | None = None
+    """None while it goes on; then ``stop`` or ``length``."""
+    _multibyte: int = 0
+
+    def add(self, token: int) -> bool:
+        """Take the next greedy token; True when the completion has ended."""
+        if self.llm.is_end(token):
+            self.text, self.finish_reason = self.llm.detokenize(self.tokens, self.prompt), "stop"
+            return True
+        self.tokens.append(token)
+        text = self.llm.detokenize(self.tokens, self.prompt)
+        for k, char in enumerate(text[-3:]):  # an unfinished UTF-8 character waits
+            k = 3 - k
+            for num, pattern in ((2, 192), (3, 224), (4, 240)):
+                if num > k and pattern & char == pattern:
+                    self._multibyte = num - k
+        if self._multibyte > 0:
+            self._multibyte -= 1
+            return False
+        found = [s for s in self.stop if s in text]
+        if found:
+            self.text, self.finish_reason = text[: text.index(found[0])], "stop"
+            return True
+        if len(self.tokens) >= self.max_tokens:
+            self.text, self.finish_reason = text, "length"
+            return True
+        return False
+
+    def response(self) -> dict[str, Any]:
+        """The completion in ``create_chat_completion``'s response shape."""
+        n_prompt, n_reply = len(self.prompt), len(self.tokens)
+        return {
+            "object": "chat.completion",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": self.text.decode(errors="ignore")},
+                    "logprobs": None,
+                    "finish_reason": self.finish_reason,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": n_prompt,
+                "completion_tokens": n_reply,
+                "total_tokens": n_prompt + n_reply,
+            },
+        }
+
+
+class Sequences:
+    """A second context of the same model with ``n`` sequences, each in its own KV stream,
+    for decoding several requests together.
+
+    A prompt is decoded alone, in the blocks a fresh run uses; then each batch holds one
+    token of every running sequence. Fewer than ``LARGE_BATCH`` rows run the kernels a
+    batch of one runs, row by row, so each sequence's logits are those of decoding it alone
+    (``benchmarks/compare_completions.py`` checks the completions). A unified KV cache
+    would not do: it moved a 300-token prompt's logits by up to 1.0.
+    """
+
+    def __init__(self, llm: LlamaCpp, n: int, n_ctx: int) -> None:
+        import llama_cpp
+        from llama_cpp._internals import LlamaContext
+
+        base = llm.llm.context_params
+        params = llama_cpp.llama_context_default_params()
+        params.n_ctx = n_ctx * n
+        params.n_batch, params.n_ubatch = base.n_batch, base.n_ubatch
+        params.n_seq_max, params.kv_unified = n, False
+        params.n_threads, params.n_threads_batch = base.n_threads, base.n_threads_batch
+        params.flash_attn_type = base.flash_attn_type
+        self.ctx = LlamaContext(model=llm.llm._model, params=params, verbose=False)
+        self.batch = llama_cpp.llama_batch_init(max(llm.block, n), 0, 1)
+        self.block = llm.block
+        self.n = n
+        self.n_vocab = llm.llm.n_vocab()
+
+    def _decode(self, rows: Sequence[tuple[int, int, int, bool]]) -> None:
+        """Decode one batch of (token, position, sequence, wants logits) rows."""
+        import llama_cpp
+
+        b = self.batch
+        b.n_tokens = len(rows)
+        for i, (token, pos, seq, logits) in enumerate(rows):
+            b.token[i], b.pos[i], b.n_seq_id[i], b.logits[i] = token, pos, 1, logits
+            b.seq_id[i][0] = seq
+        if llama_cpp.llama_decode(self.ctx.ctx, b) != 0:
+            raise RuntimeError("llama.cpp could not decode a batch")
+
+    def _greedy(self, row: int) -> int:
+        import llama_cpp
+
+        logits = llama_cpp.llama_get_logits_ith(self.ctx.ctx, row)
+        return int(np.argmax(np.ctypeslib.as_array(logits, shape=(self.n_vocab,))))
+
+    def prompt(self, seq: int, tokens: Sequence[int], start: int) -> int:
+        """Decode ``tokens[start:]`` onto the sequence's first ``start`` tokens in
+        ``block``-token batches, as llama-cpp-python decodes a prompt; the greedy next token."""
+        import llama_cpp
+
+        llama_cpp.llama_memory_seq_rm(llama_cpp.llama_get_memory(self.ctx.ctx), seq, start, -1)
+        last = 0
+        for first in range(start, len(tokens), self.block):
+            chunk = tokens[first : first + self.block]
+            self._decode([(t, first + i, seq, i == len(chunk) - 1) for i, t in enumerate(chunk)])
+            last = len(chunk) - 1
+        return self._greedy(last)
+
+    def step(self, rows: Sequence[tuple[int, int, int]]) -> list[int]:
+        """Decode one (sequence, token, position) row per running sequence in one batch; the
+        greedy next token of each."""
+        self._decode([(token, pos, seq, True) for seq, token, pos in rows])
+        return [self._greedy(i) for i in range(len(rows))]
+
+    def save_state(self, seq: int) -> ctypes.Array[ctypes.c_uint8]:
+        import llama_cpp
+
+        size = llama_cpp.llama_state_seq_get_size(self.ctx.ctx, seq)
+        state = (ctypes.c_uint8 * size)()
+        llama_cpp.llama_state_seq_get_data(self.ctx.ctx, state, size, seq)
+        return state
+
+    def load_state(self, seq: int, state: ctypes.Array[ctypes.c_uint8]) -> None:
+        import llama_cpp
+
+        llama_cpp.llama_memory_seq_rm(llama_cpp.llama_get_memory(self.ctx.ctx), seq, -1, -1)
+        if not llama_cpp.llama_state_seq_set_data(self.ctx.ctx, state, len(state), seq):
+            raise RuntimeError("llama.cpp could not restore a saved prompt state")
+
+    def close(self) -> None:
+        import llama_cpp
+
+        llama_cpp.llama_batch_free(self.batch)
+        self.ctx.close()

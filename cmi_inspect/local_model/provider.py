@@ -18,7 +18,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from cmi_inspect.errors import UserError
+from cmi_inspect.errors import UserError, positive_int
 from cmi_inspect.local_model.engine import Engine, engine_for
 from cmi_inspect.local_model.files import gguf_identity, resolve_gguf
 from cmi_inspect.local_model.probe import choose_extra_bufts
@@ -48,6 +48,8 @@ class GGUFModel(ModelAPI):
     ``-M extra_bufts=auto`` (the default) probes once per machine whether llama.cpp's
     extra weight buffers (AMX) run here and turns them off where they crash (``probe``);
     ``on`` / ``off`` force the choice. Every output's metadata says which ran.
+    ``-M parallel=N`` decodes up to N concurrent requests together (``engine``); 1, the
+    default, decodes one request at a time.
     """
 
     def __init__(
@@ -60,6 +62,7 @@ class GGUFModel(ModelAPI):
         n_threads: int | str | None = None,
         prefix_cache_mb: int = DEFAULT_PREFIX_CACHE_MB,
         extra_bufts: str | bool = "auto",
+        parallel: int | str = 1,
         **model_args: Any,
     ) -> None:
         if model_args:
@@ -75,6 +78,7 @@ class GGUFModel(ModelAPI):
         self.n_ctx = int(n_ctx)
         self.n_threads = int(n_threads) if n_threads is not None else None
         self.prefix_cache_mb = int(prefix_cache_mb)
+        self.parallel = positive_int("parallel", parallel)
         set_model_info(
             f"gguf/{model_name}",
             ModelInfo(context_length=self.n_ctx, output_tokens=self.n_ctx),
@@ -83,14 +87,19 @@ class GGUFModel(ModelAPI):
     @property
     def engine(self) -> Engine:
         return engine_for(
-            self.path, self.n_ctx, self.n_threads, self.prefix_cache_mb, self.choice.extra_bufts
+            self.path,
+            self.n_ctx,
+            self.n_threads,
+            self.prefix_cache_mb,
+            self.choice.extra_bufts,
+            self.parallel,
         )
 
     def max_tokens(self) -> int | None:
         return DEFAULT_MAX_TOKENS
 
     def max_connections(self) -> int:
-        return 1
+        return self.parallel
 
     async def count_text_tokens(self, text: str) -> int:
         return self.engine.text_tokens(text)

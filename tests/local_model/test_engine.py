@@ -4,12 +4,15 @@ the slow tests of test_provider)."""
 
 from __future__ import annotations
 
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cmi_inspect.local_model import engine as engine_module
 from cmi_inspect.local_model.engine import Engine
+from cmi_inspect.local_model.llamacpp import Completion
 
 
 class FakeLlama:
@@ -58,6 +61,41 @@ class FakeLlama:
     def close(self) -> None:
         pass
 
+    def is_end(self, token: int) -> bool:
+        return token == 0
+
+    def detokenize(self, tokens: list[int], prev: list[int]) -> bytes:
+        return " ".join(map(str, tokens)).encode()
+
+    def completion(self, prompt: list[int], max_tokens: int, stop: Any) -> Completion:
+        return Completion(self, prompt, max_tokens, [])  # type: ignore[arg-type]
+
+
+class FakeSequences:
+    """Each sequence counts down from its prompt's length mod 4 to the end token, 0."""
+
+    def __init__(self, llm: Any, n: int, n_ctx: int) -> None:
+        self.batches: list[int] = []
+        self.prompts: list[tuple[int, int, int]] = []
+
+    def prompt(self, seq: int, tokens: list[int], start: int) -> int:
+        self.prompts.append((seq, len(tokens), start))
+        return len(tokens) % 4
+
+    def step(self, rows: list[tuple[int, int, int]]) -> list[int]:
+        time.sleep(0.01)  # let concurrent requests arrive between batches
+        self.batches.append(len(rows))
+        return [token - 1 for _, token, _ in rows]
+
+    def save_state(self, seq: int) -> bytes:
+        return b"kv"
+
+    def load_state(self, seq: int, state: bytes) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
 
 @pytest.fixture
 def engine(monkeypatch):
@@ -93,3 +131,25 @@ def test_a_state_that_fails_to_load_leaves_no_prompt_known_in_the_context(engine
     with pytest.raises(RuntimeError, match="could not restore"):
         engine.chat(user("700"), 8, None)  # would start from the first prompt's state
     assert engine.live == () and engine.live_large == 0
+
+
+def test_parallel_slots_decode_concurrent_requests_together(monkeypatch):
+    monkeypatch.setattr(engine_module, "LlamaCpp", FakeLlama)
+    monkeypatch.setattr(engine_module, "Sequences", FakeSequences)
+    e = Engine(Path("model.gguf"), n_ctx=8192, n_threads=1, cache_mb=1, extra_bufts=False, parallel=2)
+    try:
+        lengths = [603, 602, 601, 603, 600]
+        with ThreadPoolExecutor(5) as pool:
+            answers = list(pool.map(lambda n: e.chat(user(str(n)), 8, None), lengths))
+        fake = e.sequences
+        assert isinstance(fake, FakeSequences)
+        texts = [a["choices"][0]["message"]["content"] for a in answers]
+        assert texts == ["3 2 1", "2 1", "1", "3 2 1", ""]  # each counted down alone
+        assert [a["choices"][0]["finish_reason"] for a in answers] == ["stop"] * 5
+        assert max(fake.batches) == 2  # two slots, decoded together
+        assert e.stats.calls == 5 and e.stats.prompt_tokens == sum(lengths)
+        again = e.chat(user("603"), 8, None)  # its slot, or a saved state, still holds it
+        assert again["choices"][0]["message"]["content"] == "3 2 1"
+        assert fake.prompts[-1][2] > 0
+    finally:
+        e.close()

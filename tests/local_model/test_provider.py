@@ -167,3 +167,19 @@ async def test_forced_decoding_scores_replies_the_same_whatever_ran_before():
     assert again[::-1] == scored and alone == scored
     after = (await model.generate(prompt, config=config, cache=False)).completion
     assert after == answer  # scoring leaves later completions as they were
+
+
+@pytest.mark.slow  # generates with the real model, twice
+async def test_parallel_decoding_gives_the_completions_of_one_at_a_time():
+    notes = " ".join(f"Note {i}: the team met on {i} May 2023 about the launch." for i in range(1, 30))
+    prompts = [f"{notes[: 150 * i]}\nName a colour that starts with the letter {c}." for i, c in enumerate("bgrpoy")]
+    config = GenerateConfig(max_tokens=24)
+    one = get_model("gguf/smollm2", memoize=False)
+    batched = get_model("gguf/smollm2", memoize=False, parallel=4)
+    assert isinstance(batched.api, GGUFModel) and batched.api.engine.parallel == 4
+    assert batched.api.engine is not one.api.engine  # type: ignore[attr-defined]
+    expected = await asyncio.gather(*(one.generate(p, config=config, cache=False) for p in prompts))
+    got = await asyncio.gather(*(batched.generate(p, config=config, cache=False) for p in prompts))
+    assert [o.completion for o in got] == [o.completion for o in expected]
+    assert [o.usage for o in got] == [o.usage for o in expected]
+    assert [o.stop_reason for o in got] == [o.stop_reason for o in expected]

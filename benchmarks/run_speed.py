@@ -6,9 +6,15 @@ prints per run: wall-clock, model calls, calls answered from the cache, and prom
 tokens; then the totals. ``--no-cache`` runs both passes without the cache, for the
 comparison.
 
+``--parallel 4,1`` runs the seven strategies once per value of ``-M parallel``, each from
+a cold cache of its own, then prints the floor of the first: its distinct-prefix prompt
+tokens at the measured prompt speed plus its completion tokens at the measured decode
+speed of that many sequences in one batch, and each pass's wall-clock against it.
+
     python benchmarks/run_speed.py                 # the 87 examples, embedded model
     python benchmarks/run_speed.py --limit 10 --model fixed_latency/0.1
     python benchmarks/run_speed.py --keep-logs logs/run-speed   # keep the logs to compare
+    python benchmarks/run_speed.py --parallel 4,1 --no-ablations --keep-logs logs/speed22
 """
 
 from __future__ import annotations
@@ -22,9 +28,18 @@ from pathlib import Path
 
 from inspect_ai.hooks import Hooks, TaskEnd, TaskStart, hooks
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
+from inspect_ai.model import get_model
+from prefix_floor import trie_size
 
-from cmi_inspect.local_model import reuse_totals
-from cmi_inspect.report.runs import cache_hits, model_calls, strategy_label, token_usage
+from cmi_inspect.local_model import GGUFModel, as_chat, reuse_totals
+from cmi_inspect.local_model.llamacpp import Sequences
+from cmi_inspect.report.runs import (
+    cache_hits,
+    model_calls,
+    strategy_calls,
+    strategy_label,
+    token_usage,
+)
 from cmi_inspect.run import run_all
 from cmi_inspect.strategies import STRATEGIES
 
@@ -72,7 +87,9 @@ def rows(log_dir: str) -> list[dict[str, float | str]]:
     return sorted(out, key=lambda r: -float(r["seconds"]))
 
 
-def timed_pass(log_dir: str, ablations: bool, args: argparse.Namespace) -> float:
+def timed_pass(
+    log_dir: str, ablations: bool, args: argparse.Namespace, model_args: dict[str, str]
+) -> float:
     """Seconds for one ``run_all``: the seven strategies, or CMI and its ablations."""
     start = time.perf_counter()
     left = run_all(
@@ -82,6 +99,7 @@ def timed_pass(log_dir: str, ablations: bool, args: argparse.Namespace) -> float
         model=args.model,
         limit=args.limit,
         cache=args.cache,
+        model_args=model_args,
     )
     if left:
         raise SystemExit(f"runs in {log_dir} did not succeed: {'; '.join(left)}")
@@ -99,6 +117,52 @@ def print_rows(title: str, total: float, table: list[dict[str, float | str]]) ->
         )
 
 
+def speeds(model: str, n: int, prompt_length: int, steps: int = 64) -> tuple[float, float]:
+    """Prompt tokens a second (one ``prompt_length``-token prompt, decoded as every prompt
+    is) and reply tokens a second with ``n`` sequences decoded in one batch, measured on
+    a multi-sequence context of the model (``llamacpp.Sequences``)."""
+    api = get_model(model, memoize=False, prefix_cache_mb=0).api
+    assert isinstance(api, GGUFModel)
+    llm = api.engine.llm
+    sequences = Sequences(llm, n, api.n_ctx)
+    try:
+        words = llm.tokenize(" ".join(["memory"] * (prompt_length + 8)))
+        start = time.perf_counter()
+        nexts = [sequences.prompt(seq, words[seq : seq + prompt_length], 0) for seq in range(n)]
+        prompt_speed = n * prompt_length / (time.perf_counter() - start)
+        start = time.perf_counter()
+        for step in range(steps):
+            nexts = sequences.step([(seq, nexts[seq], prompt_length + step) for seq in range(n)])
+        return prompt_speed, n * steps / (time.perf_counter() - start)
+    finally:
+        sequences.close()
+
+
+def floor(log_dir: str, model: str, parallel: int) -> tuple[float, str]:
+    """Seconds no prefix reuse and batching can beat for the logged run, and how they add up."""
+    api = get_model(model, memoize=False, prefix_cache_mb=0).api
+    assert isinstance(api, GGUFModel)
+    prompts: list[list[int]] = []
+    replies = 0
+    for info in list_eval_logs(log_dir):
+        log = read_eval_log(info.name, resolve_attachments=True)
+        for sample in log.samples or []:
+            for event in strategy_calls(sample):
+                if event.cache != "read":
+                    prompts.append(api.engine.prompt_ids(as_chat(event.input)))
+                    replies += event.output.usage.output_tokens if event.output.usage else 0
+    distinct = trie_size(prompts)
+    mean_length = round(sum(map(len, prompts)) / max(1, len(prompts)))
+    prompt_speed, decode_speed = speeds(model, parallel, mean_length)
+    seconds = distinct / prompt_speed + replies / decode_speed
+    how = (
+        f"{distinct} distinct-prefix prompt tokens at {prompt_speed:.0f}/s (a {mean_length}-token "
+        f"prompt, the mean) + {replies} reply tokens at {decode_speed:.0f}/s ({parallel} "
+        f"sequence(s) a batch) = {seconds:.0f} s"
+    )
+    return seconds, how
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -109,15 +173,41 @@ def main() -> None:
     parser.add_argument(
         "--keep-logs", metavar="DIR", help="write the logs under DIR instead of a temporary folder"
     )
+    parser.add_argument(
+        "-M", dest="model_args", action="append", default=[], metavar="K=V", help="model argument"
+    )
+    parser.add_argument(
+        "--parallel", help="comma-separated -M parallel values, one pass each (e.g. 4,1)"
+    )
+    parser.add_argument("--no-ablations", dest="ablations", action="store_false")
     args = parser.parse_args()
+    model_args = dict(pair.split("=", 1) for pair in args.model_args)
     with tempfile.TemporaryDirectory() as tmp:
-        os.environ["INSPECT_CACHE_DIR"] = str(Path(tmp) / "cache")  # a cold cache
         logs = Path(args.keep_logs or tmp)
-        strategies = timed_pass(str(logs / "strategies"), False, args)
+        if args.parallel:
+            passes = [int(n) for n in args.parallel.split(",")]
+            seconds: dict[int, float] = {}
+            for n in passes:
+                os.environ["INSPECT_CACHE_DIR"] = str(Path(tmp) / f"cache-{n}")  # cold, each
+                folder = str(logs / f"parallel-{n}" / "strategies")
+                seconds[n] = timed_pass(folder, False, args, {**model_args, "parallel": str(n)})
+                print_rows(f"seven strategies, -M parallel={n}", seconds[n], rows(folder))
+            first = passes[0]
+            bound, how = floor(str(logs / f"parallel-{first}" / "strategies"), args.model, first)
+            print(f"\nfloor of parallel={first}: {how}")
+            for n in passes:
+                print(
+                    f"parallel={n}: {seconds[n]:.0f} s, {seconds[n] / bound:.2f}x the floor, "
+                    f"{seconds[n] / seconds[passes[-1]]:.2f} of parallel={passes[-1]}"
+                )
+            return
+        os.environ["INSPECT_CACHE_DIR"] = str(Path(tmp) / "cache")  # a cold cache
+        strategies = timed_pass(str(logs / "strategies"), False, args, model_args)
         print_rows("seven strategies", strategies, rows(str(logs / "strategies")))
-        ablations = timed_pass(str(logs / "ablations"), True, args)
-        table = [r for r in rows(str(logs / "ablations")) if r["run"] != "cmi"]
-        print_rows("CMI's ablations on top", ablations, table)
+        if args.ablations:
+            ablations = timed_pass(str(logs / "ablations"), True, args, model_args)
+            table = [r for r in rows(str(logs / "ablations")) if r["run"] != "cmi"]
+            print_rows("CMI's ablations on top", ablations, table)
 
 
 if __name__ == "__main__":

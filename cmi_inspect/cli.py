@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from cmi_inspect.errors import UserError
+from cmi_inspect.errors import UserError, positive_int
 
 DEFAULT_TIMEOUT = 300
 """Seconds per model request: a slow local call fits, an unreachable endpoint does not hang."""
@@ -81,6 +81,13 @@ def main(argv: list[str] | None = None) -> int:
         help=f"retries of a failed model request (default {DEFAULT_RETRIES})",
     )
 
+    run.add_argument(
+        "--serve",
+        type=int,
+        metavar="N",
+        help="serve the embedded model in a process of its own with N slots for the run "
+        "(its -M arguments go to the server)",
+    )
     run.add_argument(
         "--no-cache",
         dest="cache",
@@ -164,6 +171,7 @@ def _run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         max_retries=args.max_retries,
         cache=args.cache,
+        serve=None if args.serve is None else positive_int("--serve", args.serve),
     )
     if left:
         print(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import fcntl
 import os
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,8 @@ from cmi_inspect.strategies import STRATEGIES, strategy_class
 from cmi_inspect.strategies.cmi import ABLATIONS, PROFILES
 
 LOCK_FILE = ".cmi-inspect-run.lock"
+SERVED_SERVICE = "cmi-served"
+"""The ``openai-api`` service name of a model ``--serve`` serves."""
 DEFAULT_MODEL = "gguf/smollm2"
 """The embedded model, when neither ``--model`` nor ``INSPECT_EVAL_MODEL`` names one."""
 
@@ -46,6 +48,7 @@ def run_all(
     timeout: int | None = None,
     max_retries: int | None = None,
     cache: bool = True,
+    serve: int | None = None,
 ) -> list[str]:
     """Run the strategies (and CMI's ablations, under a label-free protocol those that
     read no label) with ``eval_set``; the runs that did not finish (none when all succeeded).
@@ -54,6 +57,11 @@ def run_all(
     answers at temperature 0, so a prompt asked before (by another strategy, an
     ablation, a rerun) is read back instead of generated again. The cache key holds the
     model's identity (for a local GGUF file, its content hash) and the whole prompt.
+
+    With ``serve`` the embedded model runs in a server process of its own with that many
+    slots (``-M parallel``), for the length of the run, and the tasks reach it as
+    ``openai-api/cmi-served/NAME``; the cache then holds the server's address, so it serves
+    that one run.
     """
     from inspect_ai import eval_set, task_with
     from inspect_ai.model import CachePolicy
@@ -86,7 +94,12 @@ def run_all(
     folder = writable_dir(log_dir, "logs")
     refuse_other_data(log_dir, str(tasks[0].version), (tasks[0].metadata or {})["data_sha256"])
     chosen = model or os.environ.get("INSPECT_EVAL_MODEL") or DEFAULT_MODEL
-    with only_run(folder):
+    config: dict[str, Any] = {}
+    with only_run(folder), ExitStack() as stack:
+        if serve:
+            chosen, model_args, config = stack.enter_context(
+                served(chosen, {**(model_args or {}), "parallel": serve})
+            )
         _, logs = eval_set(
             tasks,
             log_dir=log_dir,
@@ -101,8 +114,31 @@ def run_all(
             timeout=timeout,
             max_retries=max_retries,
             cache=CachePolicy(expiry=None) if cache else None,
+            **config,
         )
     return unfinished([t.name for t in tasks], logs)
+
+
+@contextmanager
+def served(
+    model: str, model_args: dict[str, Any]
+) -> Iterator[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """The embedded ``model`` served with ``model_args`` while the block runs: the model name,
+    model arguments and eval settings that reach it."""
+    from cmi_inspect.local_model.provider import GGUFModel
+    from cmi_inspect.local_model.served import serve_engine
+
+    if not model.startswith("gguf/"):
+        raise UserError(
+            f"--serve serves the embedded engine (a gguf/NAME model), not {model}; for a model "
+            "served elsewhere pass --model openai-api/SERVICE/NAME and set SERVICE_BASE_URL."
+        )
+    name = model.removeprefix("gguf/")
+    GGUFModel(name, **model_args)  # a bad argument: one line here, not a server's log
+    os.environ.setdefault(f"{SERVED_SERVICE.upper().replace('-', '_')}_API_KEY", "none")
+    with serve_engine(name, model_args) as server:
+        settings = {"model_base_url": server.url, "max_connections": model_args["parallel"]}
+        yield f"openai-api/{SERVED_SERVICE}/{server.model}", {}, settings
 
 
 @contextmanager

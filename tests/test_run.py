@@ -128,3 +128,31 @@ def test_a_rerun_on_edited_data_stops_with_one_line_instead_of_mixing_answer_key
     old, new = (read_eval_log(i.name, header_only=True).eval for i in (before, after))
     assert (old.metadata or {})["data_sha256"] != (new.metadata or {})["data_sha256"]
     assert old.task_version != new.task_version
+
+
+def test_serve_refuses_a_model_it_cannot_serve_and_bad_arguments_in_one_line(tmp_path):
+    with pytest.raises(UserError, match="--serve serves the embedded engine .* not openai/gpt-5"):
+        run_all(str(tmp_path), strategies=["no_memory"], model="openai/gpt-5", serve=2)
+    with pytest.raises(UserError, match="Unknown arguments for the gguf provider: .'n_gpu'."):
+        run_all(str(tmp_path), strategies=["no_memory"], model_args={"n_gpu": 1}, serve=2)
+
+
+def replies(log_dir: Path) -> dict[str, list[str]]:
+    """Each sample's model replies in the order the solver asked for them."""
+    [info] = list_eval_logs(str(log_dir))
+    log = read_eval_log(info.name)
+    assert log.status == "success"
+    return {str(s.id): [e.output.completion for e in s.events if e.event == "model"] for s in log.samples or []}
+
+
+@pytest.mark.slow  # the embedded model, in process and then served (about 40 s)
+def test_a_served_run_answers_as_the_in_process_engine(tmp_path):
+    args: dict[str, Any] = dict(
+        strategies=["vector_memory"], limit=3, cache=False, task_args={"data_file": str(SYNTHETIC)}
+    )
+    assert run_all(str(tmp_path / "in-process"), **args) == []
+    assert run_all(str(tmp_path / "served"), serve=2, **args) == []
+    [info] = list_eval_logs(str(tmp_path / "served"))
+    assert read_eval_log(info.name, header_only=True).eval.model == "openai-api/cmi-served/smollm2"
+    served = replies(tmp_path / "served")
+    assert served == replies(tmp_path / "in-process") and all(served.values())

@@ -3,7 +3,8 @@
 ``served_model`` starts ``python -m cmi_inspect.local_model.serve`` (llama.cpp's server) for a
 GGUF file on a free loopback port the first time a process asks for it, reuses it for every
 later call with the same file and window, and stops it when the process exits. mem0's LLM
-(``strategies.mem0``) reaches the embedded model this way.
+(``strategies.mem0``) reaches the embedded model this way. ``serve_engine`` serves the
+engine itself, with its slots, for one ``cmi-inspect run --serve N``.
 """
 
 from __future__ import annotations
@@ -18,8 +19,11 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cmi_inspect
 
@@ -67,16 +71,36 @@ def free_port() -> int:
 def _start(
     path: Path, n_ctx: int, extra_bufts: bool
 ) -> tuple[subprocess.Popen[bytes], ServedModel]:
+    return launch(
+        ["cmi_inspect.local_model.serve", "--model", str(path),
+         "--extra-bufts", "on" if extra_bufts else "off", "--n_ctx", str(n_ctx)],
+        ALIAS,
+    )  # fmt: skip
+
+
+@contextmanager
+def serve_engine(name: str, model_args: dict[str, Any]) -> Iterator[ServedModel]:
+    """The engine of ``gguf/NAME`` with these ``-M`` arguments, served
+    (``engine_server``) for the length of the ``with`` block, then stopped."""
+    pairs = [arg for k, v in model_args.items() for arg in ("-M", f"{k}={v}")]
+    process, served = launch(["cmi_inspect.local_model.engine_server", name, *pairs], name)
+    try:
+        yield served
+    finally:
+        _stop(process)
+
+
+def launch(module_args: list[str], alias: str) -> tuple[subprocess.Popen[bytes], ServedModel]:
+    """``python -m MODULE ...`` serving ``alias`` on a free loopback port, once it answers."""
     port = free_port()
     served = ServedModel(
         url=f"http://127.0.0.1:{port}/v1",
-        model=ALIAS,
+        model=alias,
         log=Path(tempfile.mkdtemp(prefix="cmi-llamacpp-")) / "server.log",
     )
     command = [
-        sys.executable, "-m", "cmi_inspect.local_model.serve", "--model", str(path),
-        "--extra-bufts", "on" if extra_bufts else "off", "--model_alias", ALIAS,
-        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx),
+        sys.executable, "-m", *module_args, "--model_alias", alias,
+        "--host", "127.0.0.1", "--port", str(port),
     ]  # fmt: skip
     # the child imports this same cmi_inspect, not whichever one the environment installs
     here = str(Path(cmi_inspect.__file__).resolve().parent.parent)

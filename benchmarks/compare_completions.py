@@ -4,7 +4,8 @@ For each strategy found in both log folders (matched by ``strategy_label``), pai
 samples by id and epoch and compares every model call's completion, keyed by its prompt
 (CMI's calls run concurrently, so their order in the log is not fixed). Prints, per
 strategy, the samples and prompts compared and how many differ, then the differing
-samples. Made to check that prompt-prefix reuse in the local provider changes no output:
+samples, then every reported metric that differs. Made to check that prompt-prefix reuse,
+and ``-M parallel=N``, in the local provider change no output:
 
     inspect eval tasks/causal_locomo.py --solver full_history -M prefix_cache_mb=0 \\
         --log-dir logs/no-reuse
@@ -45,6 +46,12 @@ def selections(log: EvalLog) -> dict[tuple[str, int], list[str]]:
     return {(str(s.id), s.epoch): s.store_as(MemorySelection).selected for s in log.samples or []}
 
 
+def metrics(log: EvalLog) -> dict[str, float]:
+    """Every reported metric of the log, by scorer and metric name."""
+    scores = log.results.scores if log.results else []
+    return {f"{s.name}/{m.name}": m.value for s in scores for m in s.metrics.values()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -78,6 +85,15 @@ def main() -> None:
         print(f"| {name} | {samples} | {prompts} | {bad_samples} | {bad_prompts} | {picked} |")
     for line in differing:
         print(line)
+    for name in shared:
+        ma, mb = metrics(a[name]), metrics(b[name])
+        moved = [
+            f"{k} {ma[k]:.4f} -> {mb[k]:.4f}" for k in sorted(set(ma) & set(mb)) if ma[k] != mb[k]
+        ]
+        print(
+            f"{name}: "
+            + ("metrics that differ: " + "; ".join(moved) if moved else "no metric differs")
+        )
 
 
 if __name__ == "__main__":

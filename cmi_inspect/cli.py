@@ -82,6 +82,12 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     run.add_argument(
+        "--max-connections",
+        type=int,
+        help="concurrent requests to the model (default: the provider's; raise it for a "
+        "server that batches, such as vLLM)",
+    )
+    run.add_argument(
         "--serve",
         type=int,
         metavar="N",
@@ -171,6 +177,7 @@ def _run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         max_retries=args.max_retries,
         cache=args.cache,
+        max_connections=args.max_connections,
         serve=None if args.serve is None else positive_int("--serve", args.serve),
     )
     if left:

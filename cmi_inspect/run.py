@@ -48,6 +48,7 @@ def run_all(
     timeout: int | None = None,
     max_retries: int | None = None,
     cache: bool = True,
+    max_connections: int | None = None,
     serve: int | None = None,
 ) -> list[str]:
     """Run the strategies (and CMI's ablations, under a label-free protocol those that
@@ -94,12 +95,13 @@ def run_all(
     folder = writable_dir(log_dir, "logs")
     refuse_other_data(log_dir, str(tasks[0].version), (tasks[0].metadata or {})["data_sha256"])
     chosen = model or os.environ.get("INSPECT_EVAL_MODEL") or DEFAULT_MODEL
-    config: dict[str, Any] = {}
+    config: dict[str, Any] = {"max_connections": max_connections} if max_connections else {}
     with only_run(folder), ExitStack() as stack:
         if serve:
-            chosen, model_args, config = stack.enter_context(
+            chosen, model_args, settings = stack.enter_context(
                 served(chosen, {**(model_args or {}), "parallel": serve})
             )
+            config = {**settings, **config}
         _, logs = eval_set(
             tasks,
             log_dir=log_dir,

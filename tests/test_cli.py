@@ -98,3 +98,13 @@ def test_compare_on_a_missing_log_is_one_line_and_a_failure(tmp_path, capsys):
     assert main(["compare", str(tmp_path / "a.eval"), str(tmp_path / "b.eval")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("cmi-inspect compare: No log at") and err.count("\n") == 1
+
+
+def test_serve_with_no_slots_or_another_provider_is_one_line(tmp_path, capsys):
+    for extra, message in (
+        (["--serve", "0"], "--serve must be an integer of at least 1, got 0"),
+        (["--serve", "2", "--model", "fixed_latency/0"], "--serve serves the embedded engine"),
+    ):
+        assert main(["run", str(tmp_path / "logs"), "-T", f"data_file={SYNTHETIC}", *extra]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

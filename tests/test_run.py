@@ -151,7 +151,8 @@ def test_a_served_run_answers_as_the_in_process_engine(tmp_path):
         strategies=["vector_memory"], limit=3, cache=False, task_args={"data_file": str(SYNTHETIC)}
     )
     assert run_all(str(tmp_path / "in-process"), **args) == []
-    assert run_all(str(tmp_path / "served"), serve=2, **args) == []
+    # one slot: batched rows may change a completion (compare_completions.py counts them)
+    assert run_all(str(tmp_path / "served"), serve=1, **args) == []
     [info] = list_eval_logs(str(tmp_path / "served"))
     assert read_eval_log(info.name, header_only=True).eval.model == "openai-api/cmi-served/smollm2"
     served = replies(tmp_path / "served")

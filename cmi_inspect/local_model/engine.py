@@ -14,7 +14,9 @@ With ``parallel`` above 1, completions run in the slots of a multi-sequence cont
 (``llamacpp.Sequences``): the engine's thread admits waiting requests into free slots,
 decodes each new prompt alone, then decodes one token of every running slot per batch
 (continuous batching, as llama.cpp's server does with ``--parallel``). Forced decoding
-and everything else still runs on that thread, between batches.
+and everything else still runs on that thread, between batches. Rows batched together
+change llama.cpp's arithmetic slightly, so some greedy completions differ from those of
+``parallel=1`` (on the 87, 90 of 1,182 prompts; ``docs/RESULTS.md``): 1 stays the default.
 """
 
 from __future__ import annotations

@@ -279,10 +279,11 @@ class Sequences:
     for decoding several requests together.
 
     A prompt is decoded alone, in the blocks a fresh run uses; then each batch holds one
-    token of every running sequence. Fewer than ``LARGE_BATCH`` rows run the kernels a
-    batch of one runs, row by row, so each sequence's logits are those of decoding it alone
-    (``benchmarks/compare_completions.py`` checks the completions). A unified KV cache
-    would not do: it moved a 300-token prompt's logits by up to 1.0.
+    token of every running sequence. A sequence decoded alone in its batch gets the logits
+    of the single context; one batched with others does not always (one 617-token prompt's
+    next-token logits moved by up to 0.61 beside any second sequence), so a near tie can
+    flip: ``benchmarks/compare_completions.py`` counts the completions that change. A
+    unified KV cache was worse still (up to 1.0 for a 300-token prompt).
     """
 
     def __init__(self, llm: LlamaCpp, n: int, n_ctx: int) -> None:

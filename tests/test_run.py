@@ -94,7 +94,7 @@ def test_ctrl_c_is_a_failure_that_names_the_runs_left_and_how_to_resume(tmp_path
         "--strategies",
         "no_memory,vector_memory,graph_memory",
         "--model",
-        "fixed_latency/1",
+        "fixed_latency/3",  # slow enough that the signal lands inside a run, even on a loaded machine
         "-T",
         f"data_file={SYNTHETIC}",
     ]

@@ -98,10 +98,10 @@ def run_all(
     config: dict[str, Any] = {"max_connections": max_connections} if max_connections else {}
     with only_run(folder), ExitStack() as stack:
         if serve:
-            chosen, model_args, settings = stack.enter_context(
+            chosen, settings = stack.enter_context(
                 served(chosen, {**(model_args or {}), "parallel": serve})
             )
-            config = {**settings, **config}
+            model_args, config = {}, {**settings, **config}  # the arguments went to the server
         _, logs = eval_set(
             tasks,
             log_dir=log_dir,
@@ -122,11 +122,9 @@ def run_all(
 
 
 @contextmanager
-def served(
-    model: str, model_args: dict[str, Any]
-) -> Iterator[tuple[str, dict[str, Any], dict[str, Any]]]:
-    """The embedded ``model`` served with ``model_args`` while the block runs: the model name,
-    model arguments and eval settings that reach it."""
+def served(model: str, model_args: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The embedded ``model`` served with ``model_args`` while the block runs: the model name
+    and eval settings that reach it."""
     from cmi_inspect.local_model.provider import GGUFModel
     from cmi_inspect.local_model.served import serve_engine
 
@@ -140,7 +138,7 @@ def served(
     os.environ.setdefault(f"{SERVED_SERVICE.upper().replace('-', '_')}_API_KEY", "none")
     with serve_engine(name, model_args) as server:
         settings = {"model_base_url": server.url, "max_connections": model_args["parallel"]}
-        yield f"openai-api/{SERVED_SERVICE}/{server.model}", {}, settings
+        yield f"openai-api/{SERVED_SERVICE}/{server.model}", settings
 
 
 @contextmanager

@@ -117,12 +117,10 @@ def print_rows(title: str, total: float, table: list[dict[str, float | str]]) ->
         )
 
 
-def speeds(model: str, n: int, prompt_length: int, steps: int = 64) -> tuple[float, float]:
+def speeds(api: GGUFModel, n: int, prompt_length: int, steps: int = 64) -> tuple[float, float]:
     """Prompt tokens a second (one ``prompt_length``-token prompt, decoded as every prompt
     is) and reply tokens a second with ``n`` sequences decoded in one batch, measured on
     a multi-sequence context of the model (``llamacpp.Sequences``)."""
-    api = get_model(model, memoize=False, prefix_cache_mb=0).api
-    assert isinstance(api, GGUFModel)
     llm = api.engine.llm
     sequences = Sequences(llm, n, api.n_ctx)
     try:
@@ -153,7 +151,7 @@ def floor(log_dir: str, model: str, parallel: int) -> tuple[float, str]:
                     replies += event.output.usage.output_tokens if event.output.usage else 0
     distinct = trie_size(prompts)
     mean_length = round(sum(map(len, prompts)) / max(1, len(prompts)))
-    prompt_speed, decode_speed = speeds(model, parallel, mean_length)
+    prompt_speed, decode_speed = speeds(api, parallel, mean_length)
     seconds = distinct / prompt_speed + replies / decode_speed
     how = (
         f"{distinct} distinct-prefix prompt tokens at {prompt_speed:.0f}/s (a {mean_length}-token "

@@ -27,7 +27,12 @@ from starlette.routing import Route
 
 from cmi_inspect.errors import UserError
 from cmi_inspect.local_model.engine import Engine, PromptTooLongError
-from cmi_inspect.local_model.provider import DEFAULT_MAX_TOKENS, GGUFModel
+from cmi_inspect.local_model.provider import (
+    DEFAULT_MAX_TOKENS,
+    GGUFModel,
+    reply_text,
+    template_message,
+)
 
 
 def text_of(content: Any) -> str:
@@ -40,10 +45,7 @@ def text_of(content: Any) -> str:
 
 def chat_request(body: dict[str, Any]) -> tuple[list[dict[str, str]], int, list[str] | None]:
     """Messages (roles mapped as the provider maps them), max tokens and stop strings."""
-    messages = [
-        {"role": m["role"] if m["role"] != "tool" else "user", "content": text_of(m.get("content"))}
-        for m in body["messages"]
-    ]
+    messages = [template_message(m["role"], text_of(m.get("content"))) for m in body["messages"]]
     max_tokens = body.get("max_completion_tokens") or body.get("max_tokens") or DEFAULT_MAX_TOKENS
     stop = body.get("stop")
     return messages, int(max_tokens), [stop] if isinstance(stop, str) else stop
@@ -74,8 +76,7 @@ def app(engine: Engine, alias: str, parallel: int) -> Starlette:
             )
         except PromptTooLongError as ex:
             return error(400, str(ex), "context_length_exceeded")
-        message = response["choices"][0]["message"]
-        message["content"] = (message["content"] or "").strip()  # as the provider returns it
+        response["choices"][0]["message"]["content"] = reply_text(response)  # as the provider
         created = int(time.time())
         return JSONResponse(
             {**response, "id": f"chatcmpl-{uuid.uuid4().hex}", "created": created, "model": alias}

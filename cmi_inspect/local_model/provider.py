@@ -37,9 +37,19 @@ release, two examples sharing a history are up to 30 other histories apart.
 _NO_CONFIG = GenerateConfig()
 
 
+def template_message(role: str, text: str) -> dict[str, str]:
+    """One message as the chat template takes it (a tool's result is read as the user's)."""
+    return {"role": role if role != "tool" else "user", "content": text}
+
+
 def as_chat(input: list[ChatMessage]) -> list[dict[str, str]]:
     """Inspect's messages as the role/content dicts of the model's chat template."""
-    return [{"role": m.role if m.role != "tool" else "user", "content": m.text} for m in input]
+    return [template_message(m.role, m.text) for m in input]
+
+
+def reply_text(response: dict[str, Any]) -> str:
+    """The engine's reply, stripped of the whitespace the template leaves around it."""
+    return (response["choices"][0]["message"]["content"] or "").strip()
 
 
 class GGUFModel(ModelAPI):
@@ -144,7 +154,7 @@ class GGUFModel(ModelAPI):
         usage = response["usage"]
         output = ModelOutput.from_content(
             model=self.model_name,
-            content=(choice["message"]["content"] or "").strip(),
+            content=reply_text(response),
             stop_reason="max_tokens" if choice.get("finish_reason") == "length" else "stop",
         )
         output.usage = ModelUsage(

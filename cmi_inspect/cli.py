@@ -187,6 +187,7 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    print(f"cmi-inspect run: every run finished; their logs are in {args.log_dir}.")
     return 0
 
 

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 from cmi_inspect.data import CAUSAL_LOCOMO_SHA256
+from cmi_inspect.errors import UserError
 from cmi_inspect.judge import JUDGE_PROMPT_VERSION
 from cmi_inspect.prompts import PROMPT_VERSION
-from cmi_inspect.task import TASK_VERSION
+from cmi_inspect.task import TASK_VERSION, causal_locomo
 from inspect_ai.log import EvalLog, read_eval_log
 
 from conftest import REPO, SYNTHETIC, require_data, samples_of, score_of, value_of
@@ -300,3 +301,18 @@ def test_the_log_header_leads_with_the_mean_task_score_and_names_the_strategy(tm
     assert (row["score_headline_name"], row["score_headline_score"]) == ("task_score", "score")
     assert row["score_headline_metric"] == "mean"
     assert row["score_headline_value"] == pytest.approx(first.metrics["mean"].value)
+
+
+@pytest.mark.parametrize(
+    ("argument", "message"),
+    [
+        ({"protocol": "bogus"}, "Unknown protocol 'bogus'"),
+        ({"dataset": "bogus"}, "Unknown dataset 'bogus'"),
+        ({"scoring": "bogus"}, "Unknown scoring 'bogus'"),
+        ({"task_families": "bogus"}, "Unknown task families"),
+    ],
+)
+def test_a_bad_task_argument_is_named_before_any_data_is_read(argument, message, tmp_path, monkeypatch):
+    monkeypatch.setenv("CMI_DATA_DIR", str(tmp_path / "no-data"))  # reading data would fail
+    with pytest.raises(UserError, match=message):
+        causal_locomo(**argument)

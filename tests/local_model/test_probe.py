@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from cmi_inspect.errors import UserError
 from cmi_inspect.local_model import choose_extra_bufts, resolve_gguf
-from cmi_inspect.local_model.probe import parse_option, probe_key, run_probe, verdict_path
+from cmi_inspect.local_model.probe import VERDICT_ENV, parse_option, probe_key, run_probe, verdict_path
 
 CRASH = [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGILL)"]
 OK = [sys.executable, "-c", "pass"]
@@ -77,3 +77,17 @@ def test_the_verdict_is_keyed_on_the_model_file(model, tmp_path):
     copy.write_bytes(model.read_bytes()[:-1] + b"\0")
     assert probe_key(copy) != probe_key(model)
     assert probe_key(model) == probe_key(model)
+
+
+def test_a_forced_verdict_runs_no_probe_and_names_itself(model, probe_verdict):
+    choice = choose_extra_bufts("auto", model, command=CRASH if probe_verdict else OK)
+    assert choice.extra_bufts is probe_verdict
+    assert choice.chosen_by.startswith(f"{VERDICT_ENV}: extra buffers")
+    assert not verdict_path(probe_key(model)).exists()
+    assert choose_extra_bufts("off", model).extra_bufts is False  # -M extra_bufts still rules
+
+
+def test_a_bad_forced_verdict_is_one_line(model, monkeypatch):
+    monkeypatch.setenv(VERDICT_ENV, "maybe")
+    with pytest.raises(UserError, match=f"{VERDICT_ENV} must be usable or unusable, got 'maybe'"):
+        choose_extra_bufts("auto", model, command=OK)

@@ -127,6 +127,7 @@ def test_cmi_ablations(tmp_path, ablation):
         assert chosen == gold & {c["key"] for c in details["candidates"]}
 
 
+@pytest.mark.slow  # inspect eval in a subprocess
 def test_model_flag_swaps_the_response_model(tmp_path):
     log = inspect_eval(tmp_path, "--solver", "vector_memory", "--model", "fixed_latency/0", "--limit", "1")
     assert log.eval.model == "fixed_latency/0"
@@ -195,6 +196,7 @@ def test_a_label_reading_cmi_under_blind_stops_before_the_run(tmp_path, args, me
     assert list(tmp_path.glob("*.eval")) == []  # no run started, so no log and no sample failed
 
 
+@pytest.mark.slow  # inspect eval in a subprocess
 def test_a_missing_gguf_file_is_one_line(tmp_path):
     result = run_inspect_eval(tmp_path, "--model", "gguf/missing.gguf", "--limit", "1", check=False, display="plain")
     printed = " ".join((result.stdout + result.stderr).split())
@@ -202,6 +204,7 @@ def test_a_missing_gguf_file_is_one_line(tmp_path):
     assert "Unknown local model 'missing.gguf': use one of ['smollm2'] or the path of an existing" in printed
 
 
+@pytest.mark.slow  # inspect eval in a subprocess
 def test_a_file_that_is_not_gguf_is_one_line_and_a_failure(tmp_path):
     fake = tmp_path / "model.gguf"
     fake.write_text("not a model")
@@ -221,12 +224,14 @@ def test_a_file_that_is_not_gguf_is_one_line_and_a_failure(tmp_path):
     assert f"{fake} is not a GGUF file" in printed
 
 
+@pytest.mark.slow  # inspect eval in a subprocess
 def test_a_relative_data_file_is_read_from_where_the_command_ran(tmp_path):
     relative = SYNTHETIC.relative_to(REPO)  # from the repository root, where the user stands
     log = inspect_eval(tmp_path, "--model", "fixed_latency/0", "-T", f"data_file={relative}")
     assert len(samples_of(log)) == 3
 
 
+@pytest.mark.slow  # inspect eval in a subprocess
 def test_the_log_names_its_strategy_protocol_and_arguments(tmp_path):
     log = inspect_eval(
         tmp_path,
@@ -244,6 +249,7 @@ def test_the_log_names_its_strategy_protocol_and_arguments(tmp_path):
     assert log.eval.tags == ["graph_memory", "protocol=blind", "top_k=2"]  # View's log list shows tags
 
 
+@pytest.mark.slow  # builds XL from LoCoMo, then inspect eval in a subprocess
 def test_xl_end_to_end_on_a_few_samples(tmp_path):
     log = inspect_eval(
         tmp_path,
@@ -266,6 +272,7 @@ def test_xl_end_to_end_on_a_few_samples(tmp_path):
         assert 0.0 <= value_of(sample, "memory_selection")["useful_f1"] <= 1.0
 
 
+@pytest.mark.slow  # inspect eval in a subprocess
 def test_the_log_header_leads_with_the_mean_task_score_and_names_the_strategy(tmp_path):
     from inspect_ai.analysis import evals_df
 

@@ -54,6 +54,7 @@ def test_runs_strategies_and_resumes_without_recomputing(tmp_path):
     assert {info.name for info in list_eval_logs(str(tmp_path))} == set(logs)
 
 
+@pytest.mark.slow  # five runs of eval_set
 def test_ablations_under_blind_leave_out_the_oracle(tmp_path):
     args: dict[str, Any] = dict(
         strategies=["cmi"],
@@ -73,6 +74,7 @@ def test_unknown_strategy(tmp_path):
         run_all(str(tmp_path), strategies=["rag"])
 
 
+@pytest.mark.slow  # eight runs of eval_set
 def test_ablations_after_a_run_read_the_model_call_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
     args: dict[str, Any] = dict(model="fixed_latency/0", task_args={"data_file": str(SYNTHETIC)})
@@ -132,6 +134,7 @@ def test_a_run_is_described_by_its_newest_log_in_the_folder(tmp_path):
     ]
 
 
+@pytest.mark.slow  # three runs of eval_set
 def test_a_rerun_on_edited_data_stops_with_one_line_instead_of_mixing_answer_keys(tmp_path):
     data = tmp_path / "data.jsonl"
     data.write_text(SYNTHETIC.read_text(encoding="utf-8"), encoding="utf-8")

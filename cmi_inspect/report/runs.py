@@ -18,6 +18,7 @@ from typing import Any
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 
+from cmi_inspect import reference
 from cmi_inspect.data import CAUSAL_LOCOMO_SHA256
 from cmi_inspect.dataset import CausalLocomoMetadata
 from cmi_inspect.log_tags import TASK_NAME, is_causal_locomo
@@ -62,11 +63,8 @@ class DataSet:
     @property
     def is_release(self) -> bool:
         """The whole release, as the paper ran it: every family, the published file."""
-        return (self.name, self.sha256, self.task_families) == (
-            "release",
-            CAUSAL_LOCOMO_SHA256,
-            (),
-        )
+        release = ("release", CAUSAL_LOCOMO_SHA256, ())
+        return (self.name, self.sha256, self.task_families) == release
 
 
 @dataclass
@@ -116,10 +114,12 @@ class Run:
 
     @property
     def paper_settings(self) -> bool:
-        """Whether the paper's figures may stand beside this run: its strategy with the
-        default arguments, on the whole release, under the paper's protocol and scoring."""
+        """Whether the paper's figures may stand beside this run: one of the paper's
+        strategies with its default arguments, on the whole release, under the paper's
+        protocol and scoring."""
         return (
-            self.data.is_release
+            self.strategy in reference.TABLE1
+            and self.data.is_release
             and self.whole_dataset
             and (self.protocol, self.scoring) == ("paper", "paper")
         )

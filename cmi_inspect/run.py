@@ -25,7 +25,7 @@ from typing import Any, TextIO
 
 from inspect_ai.log import EvalLog
 
-from cmi_inspect.errors import UserError
+from cmi_inspect.errors import SampleLimit, UserError, sample_limit
 from cmi_inspect.log_tags import is_causal_locomo, run_name
 from cmi_inspect.paths import writable_dir
 from cmi_inspect.strategies import STRATEGIES, strategy_class
@@ -78,7 +78,7 @@ def run_all(
     strategies: Sequence[str] = tuple(STRATEGIES),
     ablations: bool = False,
     model: str | None = None,
-    limit: int | None = None,
+    limit: SampleLimit | None = None,
     task_args: dict[str, Any] | None = None,
     model_args: dict[str, Any] | None = None,
     max_samples: int | None = None,
@@ -134,6 +134,7 @@ def run_all(
         )
         for name, params in plans
     ]
+    limit = sample_limit("--limit", limit, len(tasks[0].dataset))
     folder = writable_dir(log_dir, "logs")
     refuse_other_data(log_dir, str(tasks[0].version), (tasks[0].metadata or {})["data_sha256"])
     config: dict[str, Any] = {"max_connections": max_connections} if max_connections else {}
@@ -190,7 +191,15 @@ def served(model: str, model_args: dict[str, Any]) -> Iterator[tuple[str, dict[s
 def only_run(folder: Path) -> Iterator[None]:
     """Hold ``folder``'s run lock: a second ``cmi-inspect run`` on it stops with one line
     instead of doing all the work again beside the first."""
-    with (folder / LOCK_FILE).open("a") as lock:
+    path = folder / LOCK_FILE
+    try:
+        opened = path.open("a")
+    except OSError as ex:  # a folder in its place, an immutable or unwritable file
+        raise UserError(
+            f"Cannot open the run lock {path}: {ex.strerror or ex}; remove it or use another "
+            "log folder."
+        ) from None
+    with opened as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

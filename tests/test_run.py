@@ -198,3 +198,35 @@ def test_eval_sets_verdict_is_dropped_wrapped_or_coloured_and_nothing_else():
     stream.write("Did not successfully complete all tasks in 'logs'.\n")
     stream.write("Log: logs/run.eval\nCompleted all tasks in a sentence of its own\n")
     assert out.getvalue() == "Log: logs/run.eval\nCompleted all tasks in a sentence of its own\n"
+
+
+def test_a_lock_that_cannot_be_opened_is_one_line_naming_it(tmp_path):
+    from cmi_inspect.run import LOCK_FILE, only_run
+
+    (tmp_path / "folder" / LOCK_FILE).mkdir(parents=True)
+    with pytest.raises(UserError, match=f"Cannot open the run lock .*{LOCK_FILE}: Is a directory"):
+        with only_run(tmp_path / "folder"):
+            pytest.fail("ran without its lock")
+    lock = tmp_path / LOCK_FILE
+    lock.touch()
+    if subprocess.run(["chattr", "+i", str(lock)], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not available here (needs root and a file system that has it)")
+    try:
+        with pytest.raises(UserError, match="Cannot open the run lock .*: Operation not permitted"):
+            with only_run(tmp_path):
+                pytest.fail("ran without its lock")
+    finally:
+        subprocess.run(["chattr", "-i", str(lock)], check=True)
+
+
+def test_a_limit_is_checked_against_the_data_and_its_range_form_runs_those_samples(tmp_path):
+    args: dict[str, Any] = dict(
+        strategies=["no_memory"], model="fixed_latency/0", task_args={"data_file": str(SYNTHETIC)}
+    )
+    for limit, message in ((-1, "got '-1'"), (0, "got '0'"), ((3, 9), "--limit 4-9 selects nothing: there are only 3")):
+        with pytest.raises(UserError, match=message):
+            run_all(str(tmp_path / "refused"), limit=limit, **args)
+    assert not (tmp_path / "refused").exists()
+    assert run_all(str(tmp_path / "logs"), limit=(1, 3), **args) == []
+    [info] = list_eval_logs(str(tmp_path / "logs"))
+    assert [s.id for s in read_eval_log(info.name).samples or []] == ["syn_0001", "syn_0002"]

@@ -108,3 +108,15 @@ def test_serve_with_no_slots_or_another_provider_is_one_line(tmp_path, capsys):
         assert main(["run", str(tmp_path / "logs"), "-T", f"data_file={SYNTHETIC}", *extra]) == 2
         err = capsys.readouterr().err
         assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_time_limit_reaches_the_run_and_a_bad_one_is_one_line(tmp_path, capsys, monkeypatch):
+    import cmi_inspect.run
+
+    seen = {}
+    monkeypatch.setattr(cmi_inspect.run, "run_all", lambda *a, **kw: seen.update(kw) or [])
+    assert main(["run", str(tmp_path / "logs"), "--time-limit", "600"]) == 0
+    assert seen["time_limit"] == 600
+    assert main(["run", str(tmp_path / "logs"), "--time-limit", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--time-limit must be an integer of at least 1, got 0" in err and len(err.strip().splitlines()) == 1

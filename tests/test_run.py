@@ -157,3 +157,20 @@ def test_a_served_run_answers_as_the_in_process_engine(tmp_path):
     assert read_eval_log(info.name, header_only=True).eval.model == "openai-api/cmi-served/smollm2"
     served = replies(tmp_path / "served")
     assert served == replies(tmp_path / "in-process") and all(served.values())
+
+
+def test_a_hanging_strategy_stops_at_the_time_limit_and_the_run_goes_on(tmp_path, hostile):
+    left = run_all(
+        str(tmp_path),
+        strategies=["hang", "no_memory"],
+        model="fixed_latency/0",
+        task_args={"data_file": str(SYNTHETIC)},
+        time_limit=1,
+    )
+    assert left == []
+    logs = {h.eval.task: h for h in (read_eval_log(i.name) for i in list_eval_logs(str(tmp_path)))}
+    hung = logs["causal_locomo: hang (paper)"]
+    assert hung.eval.config.time_limit == 1
+    assert hung.samples and {s.limit.type if s.limit else None for s in hung.samples} == {"time"}
+    assert all(s.scores and s.store.get("MemorySelection:selected", []) == [] for s in hung.samples)
+    assert logs["causal_locomo: no_memory (paper)"].status == "success"

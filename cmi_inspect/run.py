@@ -88,6 +88,7 @@ def run_all(
     cache: bool = True,
     max_connections: int | None = None,
     serve: int | None = None,
+    time_limit: int | None = None,
 ) -> list[str]:
     """Run the strategies (and CMI's ablations, under a label-free protocol those that
     read no label) with ``eval_set``; the runs that did not finish (none when all succeeded).
@@ -101,6 +102,9 @@ def run_all(
     slots (``-M parallel``), for the length of the run, and the tasks reach it as
     ``openai-api/cmi-served/NAME``; the cache then holds the server's address, so it serves
     that one run.
+
+    With ``time_limit`` a sample that runs longer (in seconds, wall-clock) stops there and
+    is scored with what it had: a strategy that hangs holds up its own samples only.
     """
     from inspect_ai import eval_set, task_with
     from inspect_ai.model import CachePolicy
@@ -155,6 +159,7 @@ def run_all(
             retry_on_error=1,
             fail_on_error=0.1,
             timeout=timeout,
+            time_limit=time_limit,
             max_retries=max_retries,
             cache=CachePolicy(expiry=None) if cache else None,
             **config,

@@ -8,8 +8,12 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cmi_inspect.errors import UserError, positive_int
+from cmi_inspect.errors import UserError, positive_int, sample_limit
+
+if TYPE_CHECKING:
+    from inspect_ai.model import Model
 
 DEFAULT_TIMEOUT = 300
 """Seconds per model request: a slow local call fits, an unreachable endpoint does not hang."""
@@ -34,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     run = commands.add_parser("run", help="run all strategies with Inspect's eval-set (resumable)")
     run.add_argument("log_dir")
     run.add_argument("--model", help="response model (default: INSPECT_EVAL_MODEL, see .env)")
-    run.add_argument("--limit", type=int, help="samples per strategy")
+    run.add_argument("--limit", help="samples per strategy: N, or a range FIRST-LAST (301-1176)")
     run.add_argument(
         "--strategies",
         help="comma-separated strategies: built-in ones (default: all seven) or installed ones",
@@ -119,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     judges.add_argument("--dataset", default="release", help="release (default) or xl")
     judges.add_argument("--data-file", help="a JSONL file in the release's schema instead")
-    judges.add_argument("--limit", type=int, help="the first N examples")
+    judges.add_argument("--limit", help="the first N examples, or examples FIRST-LAST (301-1176)")
     judges.add_argument(
         "--model-role",
         dest="model_roles",
@@ -169,7 +173,7 @@ def _run(args: argparse.Namespace) -> int:
         strategies=strategies,
         ablations=args.ablations,
         model=args.model,
-        limit=args.limit,
+        limit=sample_limit("--limit", args.limit),
         task_args=_pairs("-T", args.task_args),
         model_args=_pairs("-M", args.model_args),
         max_samples=args.max_samples,
@@ -187,6 +191,7 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    print(f"cmi-inspect run: every run finished; their logs are in {args.log_dir}.")
     return 0
 
 
@@ -196,49 +201,70 @@ def _report(args: argparse.Namespace) -> int:
     if not Path(args.log_dir).is_dir():
         what = "is a file, not a log folder" if Path(args.log_dir).exists() else "does not exist"
         raise UserError(f"{args.log_dir} {what}: name the folder a run wrote its logs to.")
+    audit = judge_audit_section(args.judge_audit) if args.judge_audit else None  # checked first
     text = build_report(args.log_dir, out=args.out)
-    if args.judge_audit:
-        text += "\n\n" + judge_audit_section(args.judge_audit)
-    print(text)
+    print(text + ("\n\n" + audit if audit else ""))
     return 0
 
 
 def judge_audit_section(path: Path) -> str:
     """The judge's false-accept rates, from a ``judge-audit --json`` file, for the report."""
-    from cmi_inspect.judge_audit import format_audit
+    from cmi_inspect.judge_audit import format_audit, read_audit
 
-    try:
-        result = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as ex:
-        raise UserError(f"{path}: not a judge-audit JSON file ({ex}).") from None
     return (
         "## How far to trust the judge\n\nThe judge share (0.3) of the task score, audited "
         "with answers of known correctness (`cmi-inspect judge-audit`): vague_wrong, "
-        "specific_wrong and adversarial acceptance are false accepts.\n\n" + format_audit(result)
+        "specific_wrong and adversarial acceptance are false accepts.\n\n"
+        + format_audit(read_audit(path))
     )
+
+
+def _grader_roles(pairs: list[str]) -> dict[str, list[Model]]:
+    """``--model-role ROLE=MODEL[,MODEL...]`` as models, each made now so that an unknown
+    provider or a missing API key is one line naming it, not a traceback from the run."""
+    from inspect_ai.model import get_model
+    from rich.text import Text
+
+    from cmi_inspect.errors import PrerequisiteError
+
+    roles: dict[str, list[Model]] = {}
+    for pair in pairs:
+        role, sep, models = pair.partition("=")
+        names = [m.strip() for m in models.split(",") if m.strip()]
+        if not sep or not names:
+            raise UserError(f"--model-role expects ROLE=MODEL[,MODEL...], got {pair!r}")
+        try:
+            roles[role] = [get_model(name, role=role) for name in names]
+        except (ValueError, PrerequisiteError) as ex:
+            text = Text.from_markup(str(getattr(ex, "message", ex))).plain
+            why = " ".join(line.strip() for line in text.splitlines() if line.strip())
+            raise UserError(f"--model-role {pair}: {why.removeprefix('ERROR: ')}") from None
+    return roles
 
 
 def _judge_audit(args: argparse.Namespace) -> int:
     from inspect_ai import eval as inspect_eval
 
     from cmi_inspect.judge_audit import audit_result, format_audit, judge_calibration
+    from cmi_inspect.paths import writable_dir
 
-    roles: dict[str, str | list[str]] = {}
-    for pair in args.model_roles:
-        role, sep, models = pair.partition("=")
-        if not sep or not models:
-            raise UserError(f"--model-role expects ROLE=MODEL[,MODEL...], got {pair!r}")
-        names = [m.strip() for m in models.split(",") if m.strip()]
-        roles[role] = names if len(names) > 1 else names[0]
-    task = judge_calibration(args.dataset, args.data_file, args.limit)
-    [log] = inspect_eval(task, model="none/none", model_roles=roles or None, log_dir=args.log_dir)
+    if args.json is not None and (args.json.is_dir() or args.json.parent.is_file()):
+        raise UserError(f"--json {args.json}: not a file that can be written; name a file.")
+    task = judge_calibration(args.dataset, args.data_file, sample_limit("--limit", args.limit))
+    log_dir = writable_dir(args.log_dir, "judge audit's log")
+    roles = _grader_roles(args.model_roles)
+    graders = {role: models if len(models) > 1 else models[0] for role, models in roles.items()}
+    [log] = inspect_eval(task, model="none/none", model_roles=graders or None, log_dir=str(log_dir))
     if log.status != "success":
         raise UserError(f"the audit did not finish ({log.status}); its log: {log.location}")
     result = audit_result(log)
     print(format_audit(result) + "\n\n" + json.dumps(result))
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        try:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        except OSError as ex:
+            raise UserError(f"Cannot write --json {args.json}: {ex.strerror or ex}.") from None
     return 0
 
 

@@ -10,6 +10,7 @@ traceback; ``tests/test_causal_locomo_task.py`` checks the one line).
 from __future__ import annotations
 
 import math
+import re
 
 from rich.markup import escape
 
@@ -50,6 +51,38 @@ def positive_int(name: str, value: object, minimum: int = 1) -> int:
     if number is None or number < minimum:
         raise UserError(f"{name} must be an integer of at least {minimum}, got {value!r}.")
     return number
+
+
+SampleLimit = int | tuple[int, int]
+"""Inspect's ``limit``: the first N samples, or the samples ``start`` to ``stop`` of a
+``(start, stop)`` slice."""
+LIMIT_RANGE = re.compile(r"\s*(\d+)\s*-\s*(\d+)\s*")
+
+
+def sample_limit(name: str, value: object, available: int | None = None) -> SampleLimit | None:
+    """A ``--limit`` as ``inspect eval`` reads it: N (at least 1) or FIRST-LAST (1-based and
+    inclusive, ``301-1176``), as Inspect's int or ``(start, stop)``; never a negative or an
+    empty selection, which Inspect would slice silently (``-1`` runs all but the last), nor,
+    given the ``available`` samples, a range past their end."""
+    if value is None:
+        return None
+    if isinstance(value, tuple | list) and len(value) == 2:
+        value = f"{int(value[0]) + 1}-{int(value[1])}"  # Inspect's (start, stop) slice
+    text = str(value)
+    if match := LIMIT_RANGE.fullmatch(text):
+        first, last = int(match[1]), int(match[2])
+        if 1 <= first <= last:
+            if available is not None and first > available:
+                raise UserError(
+                    f"{name} {text.strip()} selects nothing: there are only {available}."
+                )
+            return first - 1, last
+    elif not isinstance(value, bool) and text.strip().isdigit() and int(text) >= 1:
+        return int(text)
+    raise UserError(
+        f"{name} must be a number of samples of at least 1 or a range FIRST-LAST with "
+        f"1 <= FIRST <= LAST (such as 301-1176), got {text!r}."
+    )
 
 
 def finite_float(

@@ -26,10 +26,11 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ModelOutput, model_roles
 from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
-from cmi_inspect.data import ExampleRecord, ScoringCriteria, load_records
+from cmi_inspect.data import DataError, ExampleRecord, ScoringCriteria, load_records
 from cmi_inspect.dates import explicit_spans
+from cmi_inspect.errors import SampleLimit, UserError, sample_limit
 from cmi_inspect.hedge import AnswerKind, answer_kind, names, values
 from cmi_inspect.judge import ACCEPT, alias_verdict, judge_answer
 
@@ -172,19 +173,26 @@ def judge_acceptance() -> Scorer:
 
 @task
 def judge_calibration(
-    dataset: str = "release", data_file: str | None = None, examples: int | None = None
+    dataset: str = "release",
+    data_file: str | None = None,
+    examples: SampleLimit | str | list[int] | None = None,
 ) -> Task:
     """Answers of known correctness, each given to the judge a normal run uses.
 
     Args:
         dataset: ``release`` or ``xl``, the examples the answers are built from.
         data_file: A JSONL file in the release's schema instead.
-        examples: Use only the first N examples (all of their answers).
+        examples: Use only the first N examples, or examples FIRST-LAST (``301-1176``, as
+            ``--limit`` takes them), with all of their answers.
     """
     from cmi_inspect.dataset import dataset_path
 
     path = Path(data_file) if data_file else dataset_path(dataset)
-    records = load_records(path)[:examples]
+    records = load_records(path)
+    if not records:
+        raise DataError(f"{path} holds no example to build answers from.")
+    chosen = sample_limit("examples", examples, len(records))
+    records = records[slice(*chosen) if isinstance(chosen, tuple) else slice(chosen)]
     return Task(
         dataset=MemoryDataset(calibration_samples(records), name="judge_calibration"),
         solver=given_answer(),
@@ -200,9 +208,34 @@ def _stderr(values: list[float]) -> float:
     return math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1) / n)
 
 
+class AuditResult(BaseModel):
+    """What ``cmi-inspect judge-audit`` prints and ``--json`` writes, by kind of answer.
+
+    A verdict the judge gave no readable reply for (a judge error) rejects the answer, as it
+    does in a run's task score; ``errors`` says how many there were, so that a judge whose
+    replies cannot be read is not taken for one that rejects wrong answers.
+    """
+
+    judge: str
+    n: int
+    """Examples the answers were built from."""
+    acceptance: dict[CalibrationKind, float | None]
+    """Share of the answers the judge accepted (None: no answer of the kind, or every
+    verdict a judge error)."""
+    stderr: dict[CalibrationKind, float | None]
+    items: dict[CalibrationKind, int]
+    errors: dict[CalibrationKind, int] | None = None
+    """Verdicts that were judge errors (None in a file written before they were counted)."""
+    error_rate: dict[CalibrationKind, float | None] | None = None
+    errors_overall: int | None = None
+    error_rate_overall: float | None = None
+    agreement_with_alias: float | None
+
+
 def audit_result(log: EvalLog) -> dict[str, object]:
-    """``{"judge", "n", "acceptance", "stderr", "agreement_with_alias"}`` from a finished log."""
-    by_kind: dict[str, list[float]] = {k: [] for k in KINDS}
+    """The audit's ``AuditResult``, as a dict, from a finished log."""
+    by_kind: dict[CalibrationKind, list[float]] = {k: [] for k in KINDS}
+    errors: dict[CalibrationKind, int] = dict.fromkeys(KINDS, 0)
     agree: list[float] = []
     judges, examples = set(), set()
     for sample in log.samples or []:
@@ -211,36 +244,75 @@ def audit_result(log: EvalLog) -> dict[str, object]:
             continue
         meta = score.metadata or {}
         by_kind[meta["kind"]].append(float(score.value["accepted"]))
+        errors[meta["kind"]] += bool(meta.get("judge_error"))
         agree.append(float(score.value["alias_agrees"]))
         judges.add(meta["judge"])
         examples.add(str(sample.id).split("/")[0])
-    return {
-        "judge": " | ".join(sorted(judges)),
-        "n": len(examples),
-        "acceptance": {k: (sum(v) / len(v) if v else None) for k, v in by_kind.items()},
-        "stderr": {k: (_stderr(v) if v else None) for k, v in by_kind.items()},
-        "items": {k: len(v) for k, v in by_kind.items()},
-        "agreement_with_alias": sum(agree) / len(agree) if agree else None,
-    }
+    meaningful = {k: v for k, v in by_kind.items() if len(v) > errors[k]}
+    verdicts = sum(len(v) for v in by_kind.values())
+    return AuditResult(
+        judge=" | ".join(sorted(judges)),
+        n=len(examples),
+        acceptance={k: (sum(v) / len(v) if k in meaningful else None) for k, v in by_kind.items()},
+        stderr={k: (_stderr(v) if k in meaningful else None) for k, v in by_kind.items()},
+        items={k: len(v) for k, v in by_kind.items()},
+        errors=errors,
+        error_rate={k: (errors[k] / len(v) if v else None) for k, v in by_kind.items()},
+        errors_overall=sum(errors.values()),
+        error_rate_overall=sum(errors.values()) / verdicts if verdicts else None,
+        agreement_with_alias=sum(agree) / len(agree) if agree else None,
+    ).model_dump()
+
+
+def read_audit(path: Path) -> dict[str, object]:
+    """A ``judge-audit --json`` file's result; a one-line UserError naming the file and
+    what is wrong with it otherwise."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        return AuditResult.model_validate_json(text).model_dump()
+    except OSError as ex:
+        raise UserError(f"Cannot read {path}: {ex.strerror or ex}.") from None
+    except ValidationError as ex:
+        first = ex.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "the file"
+        raise UserError(
+            f"{path} is not a judge-audit result ({where}: {first['msg']}); write one with "
+            "cmi-inspect judge-audit --json FILE."
+        ) from None
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None or math.isnan(value) else f"{value:.3f}"
 
 
 def format_audit(result: dict[str, object]) -> str:
-    """The audit as a Markdown table: acceptance rate and standard error per kind."""
-    acceptance, errors, items = (result[k] for k in ("acceptance", "stderr", "items"))
-    assert isinstance(acceptance, dict) and isinstance(errors, dict) and isinstance(items, dict)
+    """The audit as a Markdown table: acceptance rate, standard error and judge errors per
+    kind, with a plain warning when the judge's replies could not be read."""
+    audit = AuditResult.model_validate(result)
     lines = [
-        f"Judge: {result['judge']} ({result['n']} examples)",
+        f"Judge: {audit.judge} ({audit.n} examples)",
         "",
-        "| answers | items | accepted | stderr |",
-        "| --- | --- | --- | --- |",
+        "| answers | items | accepted | stderr | judge errors |",
+        "| --- | --- | --- | --- | --- |",
     ]
     for kind in KINDS:
-        rate, se = acceptance[kind], errors[kind]
-        cells = (
-            ["-", "-"] if rate is None else [f"{rate:.3f}", "-" if math.isnan(se) else f"{se:.3f}"]
+        items = audit.items.get(kind, 0)
+        errors = None if audit.errors is None else audit.errors.get(kind, 0)
+        if items and errors == items:
+            cells = ["not meaningful", "-", f"{errors} (all)"]
+        else:
+            rate = audit.acceptance.get(kind)
+            cells = [_rate(rate), "-" if rate is None else _rate(audit.stderr.get(kind))]
+            cells.append("-" if errors is None else str(errors))
+        lines.append(f"| {kind} | {items} | {' | '.join(cells)} |")
+    if audit.errors_overall:
+        lines.append(
+            f"\n{audit.errors_overall} of {sum(audit.items.values())} verdicts "
+            f"({_rate(audit.error_rate_overall)}) were judge errors (no readable verdict): "
+            "they count as rejections, as in a run's task score, so the rates above understate "
+            "what this judge accepts. Where every verdict of a kind was an error its "
+            "acceptance is not meaningful."
         )
-        lines.append(f"| {kind} | {items[kind]} | {' | '.join(cells)} |")
-    agreement = result["agreement_with_alias"]
-    if isinstance(agreement, float):
-        lines.append(f"\nAgreement with the alias match: {agreement:.3f}")
+    if audit.agreement_with_alias is not None:
+        lines.append(f"\nAgreement with the alias match: {audit.agreement_with_alias:.3f}")
     return "\n".join(lines)

@@ -14,15 +14,18 @@ remote API.
 from __future__ import annotations
 
 import fcntl
+import io
 import os
+import re
+import sys
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, redirect_stdout
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from inspect_ai.log import EvalLog
 
-from cmi_inspect.errors import UserError
+from cmi_inspect.errors import SampleLimit, UserError, sample_limit
 from cmi_inspect.log_tags import is_causal_locomo, run_name
 from cmi_inspect.paths import writable_dir
 from cmi_inspect.strategies import STRATEGIES, strategy_class
@@ -35,12 +38,47 @@ DEFAULT_MODEL = "gguf/smollm2"
 """The embedded model, when neither ``--model`` nor ``INSPECT_EVAL_MODEL`` names one."""
 
 
+EVAL_SET_VERDICTS = ("Completed all tasks in", "Did not successfully complete all tasks in")
+"""eval_set's closing lines: after a Ctrl-C it can say "Completed all tasks ... successfully"
+of runs it never finished, so ``cmi-inspect run`` drops them and says what the logs hold."""
+
+
+class WithoutLines(io.TextIOBase):
+    """A text stream that passes everything to ``stream`` but a print that starts with one of
+    ``prefixes`` (Rich writes each print in one piece, wrapped and rendered)."""
+
+    def __init__(self, stream: TextIO, prefixes: tuple[str, ...]) -> None:
+        self.stream, self.prefixes = stream, prefixes
+
+    def write(self, text: str) -> int:
+        if not " ".join(strip_ansi(text).split()).startswith(self.prefixes):
+            self.stream.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.stream, "encoding", "utf-8")
+
+
+def strip_ansi(text: str) -> str:
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
+
+
 def run_all(
     log_dir: str,
     strategies: Sequence[str] = tuple(STRATEGIES),
     ablations: bool = False,
     model: str | None = None,
-    limit: int | None = None,
+    limit: SampleLimit | None = None,
     task_args: dict[str, Any] | None = None,
     model_args: dict[str, Any] | None = None,
     max_samples: int | None = None,
@@ -69,6 +107,10 @@ def run_all(
 
     for name in strategies:
         strategy_class(name)  # one line naming the built-in and installed ones if unknown
+    chosen = model or os.environ.get("INSPECT_EVAL_MODEL") or DEFAULT_MODEL
+    if serve:  # the run's own arguments are checked before any download or model load
+        served_args = {**(model_args or {}), "parallel": serve}
+        check_servable(chosen, served_args)
     from cmi_inspect.solvers import SOLVERS, memory_strategy
     from cmi_inspect.task import causal_locomo
 
@@ -92,15 +134,14 @@ def run_all(
         )
         for name, params in plans
     ]
+    limit = sample_limit("--limit", limit, len(tasks[0].dataset))
     folder = writable_dir(log_dir, "logs")
     refuse_other_data(log_dir, str(tasks[0].version), (tasks[0].metadata or {})["data_sha256"])
-    chosen = model or os.environ.get("INSPECT_EVAL_MODEL") or DEFAULT_MODEL
     config: dict[str, Any] = {"max_connections": max_connections} if max_connections else {}
     with only_run(folder), ExitStack() as stack:
+        stack.enter_context(redirect_stdout(WithoutLines(sys.stdout, EVAL_SET_VERDICTS)))
         if serve:
-            chosen, settings = stack.enter_context(
-                served(chosen, {**(model_args or {}), "parallel": serve})
-            )
+            chosen, settings = stack.enter_context(served(chosen, served_args))
             model_args, config = {}, {**settings, **config}  # the arguments went to the server
         _, logs = eval_set(
             tasks,
@@ -118,23 +159,28 @@ def run_all(
             cache=CachePolicy(expiry=None) if cache else None,
             **config,
         )
-    return unfinished([t.name for t in tasks], logs)
+    return unfinished([t.name for t in tasks], logs, log_dir)
 
 
-@contextmanager
-def served(model: str, model_args: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
-    """The embedded ``model`` served with ``model_args`` while the block runs: the model name
-    and eval settings that reach it."""
+def check_servable(model: str, model_args: dict[str, Any]) -> None:
+    """One line unless ``--serve`` can serve ``model`` with ``model_args``."""
     from cmi_inspect.local_model.provider import GGUFModel
-    from cmi_inspect.local_model.served import serve_engine
 
     if not model.startswith("gguf/"):
         raise UserError(
             f"--serve serves the embedded engine (a gguf/NAME model), not {model}; for a model "
             "served elsewhere pass --model openai-api/SERVICE/NAME and set SERVICE_BASE_URL."
         )
+    GGUFModel(model.removeprefix("gguf/"), **model_args)  # one line here, not a server's log
+
+
+@contextmanager
+def served(model: str, model_args: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The embedded ``model`` served with ``model_args`` while the block runs: the model name
+    and eval settings that reach it (checked by ``check_servable`` first)."""
+    from cmi_inspect.local_model.served import serve_engine
+
     name = model.removeprefix("gguf/")
-    GGUFModel(name, **model_args)  # a bad argument: one line here, not a server's log
     with serve_engine(name, model_args) as server:
         # the server takes its fresh key only: Inspect's provider reads it from here
         os.environ[f"{SERVED_SERVICE.upper().replace('-', '_')}_API_KEY"] = server.api_key
@@ -146,7 +192,15 @@ def served(model: str, model_args: dict[str, Any]) -> Iterator[tuple[str, dict[s
 def only_run(folder: Path) -> Iterator[None]:
     """Hold ``folder``'s run lock: a second ``cmi-inspect run`` on it stops with one line
     instead of doing all the work again beside the first."""
-    with (folder / LOCK_FILE).open("a") as lock:
+    path = folder / LOCK_FILE
+    try:
+        opened = path.open("a")
+    except OSError as ex:  # a folder in its place, an immutable or unwritable file
+        raise UserError(
+            f"Cannot open the run lock {path}: {ex.strerror or ex}; remove it or use another "
+            "log folder."
+        ) from None
+    with opened as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -183,12 +237,29 @@ def refuse_other_data(log_dir: str, version: str, digest: str) -> None:
         )
 
 
-def unfinished(names: list[str], logs: list[EvalLog]) -> list[str]:
-    """The runs among ``names`` whose log did not succeed, each with its status (or
-    "not started"): eval_set can return after a Ctrl-C with the rest never run."""
+def unfinished(names: list[str], logs: list[EvalLog], log_dir: str) -> list[str]:
+    """The runs among ``names`` that did not succeed, each with what happened to it: eval_set
+    can return after a Ctrl-C without the run it interrupted, so the folder is read too."""
     status = {log.eval.task: log.status for log in logs}
     return [
-        f"{name} ({status.get(name, 'not started')})"
-        for name in names
-        if status.get(name) != "success"
+        f"{name} ({left_behind(log_dir, name)})" for name in names if status.get(name) != "success"
     ]
+
+
+def left_behind(log_dir: str, task: str) -> str:
+    """What the newest log of ``task`` in ``log_dir`` holds: "not started", or its status with
+    the samples it kept ("interrupted: 2 of 3 samples kept")."""
+    from inspect_ai.log import list_eval_logs, read_eval_log, read_eval_log_sample_summaries
+
+    logs = list_eval_logs(log_dir) if Path(log_dir).is_dir() else []
+    headers = [(info, read_eval_log(info.name, header_only=True)) for info in logs]
+    theirs = [(info.mtime or 0.0, info, h) for info, h in headers if h.eval.task == task]
+    if not theirs:
+        return "not started"
+    _, info, header = max(theirs, key=lambda t: t[0])
+    kept = sum(1 for s in read_eval_log_sample_summaries(info.name) if s.error is None)
+    planned = len(header.eval.dataset.sample_ids or []) * (header.eval.config.epochs or 1)
+    what = {"cancelled": "interrupted", "error": "failed", "started": "stopped"}.get(
+        header.status, header.status
+    )
+    return f"{what}: {kept} of {planned} samples kept"

@@ -57,13 +57,15 @@ def causal_locomo(
                 "-T task_families= is empty: leave it out for every family, or name some of "
                 f"{', '.join(TASK_FAMILIES)}."
             )
+    # the scoring is checked before any data is read
+    judged = task_score(scoring or DEFAULT_SCORING.get(protocol, "paper"))
     samples = causal_locomo_dataset(protocol, task_families, data_file, dataset)  # type: ignore[arg-type]
     digest = sha256_of(user_path(samples.location or ""))
     note_task_protocol(protocol)  # type: ignore[arg-type]
     return Task(
         dataset=samples,
         solver=no_memory(),
-        scorer=[task_score(scoring or DEFAULT_SCORING[protocol]), memory_selection()],
+        scorer=[judged, memory_selection()],
         config=GenerateConfig(temperature=0.0, max_tokens=ANSWER_MAX_TOKENS),
         metadata={
             "answer_prompt": PROMPT_VERSION,

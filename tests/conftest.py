@@ -30,6 +30,7 @@ os.environ["INSPECT_CACHE_DIR"] = str(_TMP / "inspect-cache")
 os.environ["INSPECT_LOG_DIR"] = str(_TMP / "logs")
 os.environ["CMI_CACHE_DIR"] = str(_TMP / "cmi-cache")
 os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ.pop("CMI_PROBE_VERDICT", None)  # the probe decides, unless a test forces it
 os.environ["MPLCONFIGDIR"] = str(_TMP / "matplotlib")
 if SHARED_DATA.is_dir():  # a local copy when there is one; else the pinned download, cached
     os.environ.setdefault("CMI_DATA_DIR", str(SHARED_DATA))
@@ -92,6 +93,17 @@ def require_data(*args: object) -> None:
         from cmi_inspect.data import CAUSAL_LOCOMO_PATH, causal_locomo_path
 
         _pinned_or_skip(causal_locomo_path, f"the Causal-LoCoMo release ({CAUSAL_LOCOMO_PATH})")
+
+
+@pytest.fixture(params=["usable", "unusable"])
+def probe_verdict(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Each verdict the AMX probe can reach, forced (``CMI_PROBE_VERDICT``), so that a test of
+    what follows from it holds on every CPU, not only on the one it was written on. Never use
+    it to decode with the extra buffers: on CPUs whose AMX faults that crashes the process."""
+    from cmi_inspect.local_model.probe import VERDICT_ENV
+
+    monkeypatch.setenv(VERDICT_ENV, request.param)
+    return request.param == "usable"
 
 
 @pytest.fixture(scope="session")

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 from cmi_inspect.data import CAUSAL_LOCOMO_SHA256
+from cmi_inspect.errors import UserError
 from cmi_inspect.judge import JUDGE_PROMPT_VERSION
 from cmi_inspect.prompts import PROMPT_VERSION
-from cmi_inspect.task import TASK_VERSION
+from cmi_inspect.task import TASK_VERSION, causal_locomo
 from inspect_ai.log import EvalLog, read_eval_log
 
 from conftest import REPO, SYNTHETIC, require_data, samples_of, score_of, value_of
@@ -126,6 +127,7 @@ def test_cmi_ablations(tmp_path, ablation):
         assert chosen == gold & {c["key"] for c in details["candidates"]}
 
 
+@pytest.mark.slow  # inspect eval in a subprocess
 def test_model_flag_swaps_the_response_model(tmp_path):
     log = inspect_eval(tmp_path, "--solver", "vector_memory", "--model", "fixed_latency/0", "--limit", "1")
     assert log.eval.model == "fixed_latency/0"
@@ -194,6 +196,7 @@ def test_a_label_reading_cmi_under_blind_stops_before_the_run(tmp_path, args, me
     assert list(tmp_path.glob("*.eval")) == []  # no run started, so no log and no sample failed
 
 
+@pytest.mark.slow  # inspect eval in a subprocess
 def test_a_missing_gguf_file_is_one_line(tmp_path):
     result = run_inspect_eval(tmp_path, "--model", "gguf/missing.gguf", "--limit", "1", check=False, display="plain")
     printed = " ".join((result.stdout + result.stderr).split())
@@ -201,6 +204,7 @@ def test_a_missing_gguf_file_is_one_line(tmp_path):
     assert "Unknown local model 'missing.gguf': use one of ['smollm2'] or the path of an existing" in printed
 
 
+@pytest.mark.slow  # inspect eval in a subprocess
 def test_a_file_that_is_not_gguf_is_one_line_and_a_failure(tmp_path):
     fake = tmp_path / "model.gguf"
     fake.write_text("not a model")
@@ -220,12 +224,14 @@ def test_a_file_that_is_not_gguf_is_one_line_and_a_failure(tmp_path):
     assert f"{fake} is not a GGUF file" in printed
 
 
+@pytest.mark.slow  # inspect eval in a subprocess
 def test_a_relative_data_file_is_read_from_where_the_command_ran(tmp_path):
     relative = SYNTHETIC.relative_to(REPO)  # from the repository root, where the user stands
     log = inspect_eval(tmp_path, "--model", "fixed_latency/0", "-T", f"data_file={relative}")
     assert len(samples_of(log)) == 3
 
 
+@pytest.mark.slow  # inspect eval in a subprocess
 def test_the_log_names_its_strategy_protocol_and_arguments(tmp_path):
     log = inspect_eval(
         tmp_path,
@@ -243,6 +249,7 @@ def test_the_log_names_its_strategy_protocol_and_arguments(tmp_path):
     assert log.eval.tags == ["graph_memory", "protocol=blind", "top_k=2"]  # View's log list shows tags
 
 
+@pytest.mark.slow  # builds XL from LoCoMo, then inspect eval in a subprocess
 def test_xl_end_to_end_on_a_few_samples(tmp_path):
     log = inspect_eval(
         tmp_path,
@@ -265,6 +272,7 @@ def test_xl_end_to_end_on_a_few_samples(tmp_path):
         assert 0.0 <= value_of(sample, "memory_selection")["useful_f1"] <= 1.0
 
 
+@pytest.mark.slow  # inspect eval in a subprocess
 def test_the_log_header_leads_with_the_mean_task_score_and_names_the_strategy(tmp_path):
     from inspect_ai.analysis import evals_df
 
@@ -300,3 +308,18 @@ def test_the_log_header_leads_with_the_mean_task_score_and_names_the_strategy(tm
     assert (row["score_headline_name"], row["score_headline_score"]) == ("task_score", "score")
     assert row["score_headline_metric"] == "mean"
     assert row["score_headline_value"] == pytest.approx(first.metrics["mean"].value)
+
+
+@pytest.mark.parametrize(
+    ("argument", "message"),
+    [
+        ({"protocol": "bogus"}, "Unknown protocol 'bogus'"),
+        ({"dataset": "bogus"}, "Unknown dataset 'bogus'"),
+        ({"scoring": "bogus"}, "Unknown scoring 'bogus'"),
+        ({"task_families": "bogus"}, "Unknown task families"),
+    ],
+)
+def test_a_bad_task_argument_is_named_before_any_data_is_read(argument, message, tmp_path, monkeypatch):
+    monkeypatch.setenv("CMI_DATA_DIR", str(tmp_path / "no-data"))  # reading data would fail
+    with pytest.raises(UserError, match=message):
+        causal_locomo(**argument)

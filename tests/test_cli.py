@@ -108,3 +108,29 @@ def test_serve_with_no_slots_or_another_provider_is_one_line(tmp_path, capsys):
         assert main(["run", str(tmp_path / "logs"), "-T", f"data_file={SYNTHETIC}", *extra]) == 2
         err = capsys.readouterr().err
         assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("limit", "message"),
+    [
+        ("-1", "--limit must be a number of samples of at least 1 or a range FIRST-LAST"),
+        ("0", "got '0'"),
+        ("3-2", "got '3-2'"),
+        ("4-9", "--limit 4-9 selects nothing: there are only 3."),
+    ],
+)
+def test_run_refuses_a_limit_that_selects_no_sample_or_not_the_ones_asked_in_one_line(tmp_path, capsys, limit, message):
+    argv = ["run", str(tmp_path / "logs"), "--model", "fixed_latency/0", "-T", f"data_file={SYNTHETIC}"]
+    assert main([*argv, f"--limit={limit}"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "resume" not in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "logs").exists()
+
+
+def test_run_takes_inspects_range_form_of_limit(tmp_path, capsys):
+    logs = tmp_path / "logs"
+    argv = ["run", str(logs), "--model", "fixed_latency/0", "--strategies", "no_memory", "-T", f"data_file={SYNTHETIC}"]
+    assert main([*argv, "--limit", "2-3"]) == 0
+    capsys.readouterr()
+    assert main(["report", str(logs)]) == 0
+    assert "| no_memory | fixed_latency/0 | paper | 2 | 0 |" in capsys.readouterr().out

@@ -67,6 +67,7 @@ def test_no_canary_reaches_the_model_from_blind_cmi(tmp_path):
         assert details["model_calls"] <= 2 * details["config"]["k"] + 2
 
 
+@pytest.mark.slow  # blind CMI on the whole release
 def test_blind_cmi_on_the_release_prompts_only_visible_text(tmp_path, real_records):
     visible = "\n".join(
         text

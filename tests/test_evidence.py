@@ -72,6 +72,7 @@ def test_word_overlap_flags_one_value_edits():
     assert word_overlap(a, "Ines keeps ferns on her shaded balcony.") == 0.0
 
 
+@pytest.mark.slow  # the whole release scored in subprocesses
 def test_support_is_the_same_bit_for_bit_whatever_the_hash_seed(release_file):
     import subprocess
     import sys

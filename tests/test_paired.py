@@ -68,3 +68,21 @@ def test_each_epoch_is_its_own_pair(logs):
     twice.samples = [*(twice.samples or []), *second]
     assert len(per_sample(twice)) == 2 * len(per_sample(full))
     assert harmful_adopted(twice)[1] == 2 * harmful_adopted(full)[1]
+
+
+def test_compare_refuses_a_run_on_edited_data_in_one_line(logs, tmp_path, capsys):
+    from cmi_inspect.cli import main
+
+    full, _ = logs
+    edited = tmp_path / "data.jsonl"
+    edited.write_text(SYNTHETIC.read_text(encoding="utf-8").replace("3 March 2022", "4 April 2024"), encoding="utf-8")
+    [other] = inspect_eval(
+        causal_locomo(data_file=str(edited)),
+        solver=full_history(),
+        model=mock_model(lambda p: "3 March 2022"),
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    assert main(["compare", full.location, other.location]) == 2
+    err = capsys.readouterr().err
+    assert "ran on different data" in err and err.count("\n") == 1

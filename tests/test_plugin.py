@@ -63,6 +63,7 @@ def test_the_wheel_holds_the_task_solvers_scorers_and_entry_point(tmp_path):
     assert not any(n.startswith(("tasks/", "tests/", "benchmarks/")) for n in names)
 
 
+@pytest.mark.slow  # inspect eval in a subprocess
 def test_inspect_eval_by_registry_names_from_another_directory(tmp_path):
     log_dir = tmp_path / "logs"
     log = inspect_eval_log(
@@ -85,6 +86,7 @@ def test_inspect_eval_by_registry_names_from_another_directory(tmp_path):
     assert log.eval.task == "causal_locomo: vector_memory[embedder=hashing] (paper)"
 
 
+@pytest.mark.slow  # the installed commands in subprocesses
 def test_cmi_inspect_run_and_report_from_another_directory(tmp_path):
     env = outside_env()
     run = cmi_inspect_cli(

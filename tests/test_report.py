@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from cmi_inspect.data import CAUSAL_LOCOMO_SHA256, sha256_of
 from cmi_inspect.report import build_report
 from cmi_inspect.report.runs import ALIAS_JUDGE, read_runs
-from cmi_inspect.solvers import cmi, graph_memory, no_memory, summary_memory, vector_memory
+from cmi_inspect.solvers import cmi, full_history, graph_memory, no_memory, summary_memory, vector_memory
 from cmi_inspect.task import causal_locomo
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
@@ -156,11 +157,14 @@ def test_markdown_json_and_figures(log_dir, tmp_path):
     markdown = build_report(str(log_dir), out=tmp_path)
     for title in ("Table 1", "Table 2", "Table 3", "Skipped logs"):
         assert f"## {title}" in markdown
-    # the paper's rows sit under runs with the paper's settings only: no_memory's, not cmi[k=4]'s
-    assert "| ↳ paper (GPT-4.1, judge GPT-5) | gpt-4.1 | paper | 87 |  | 0.429 |" in markdown
-    assert "| ↳ paper (GPT-4.1, judge GPT-5) | gpt-4.1 | paper | 87 |  | 0.846 |" not in markdown
+    # the paper's figures stand beside runs on the release only: none beside the fixture's
+    assert "## Data: " + str(SYNTHETIC) in markdown and "| ↳ paper" not in markdown
     report = json.loads((tmp_path / "report.json").read_text())
     rows = {r["strategy"]: r for r in report["table1"]}
+    assert {(r["dataset"], r["data_sha256"], r["paper_settings"]) for r in report["table1"]} == {
+        (str(SYNTHETIC), sha256_of(SYNTHETIC), False)
+    }
+    assert all(r["dataset"] == str(SYNTHETIC) for part in ("table2", "poison_by_kind", "table3") for r in report[part])
     assert rows["no_memory"]["metrics"]["score"]["mean"] == pytest.approx(0.396667, abs=1e-6)
     assert rows[GRAPH]["metrics"]["useful_f1"]["mean"] == pytest.approx(0.888889, abs=1e-6)
     # Table 3: the gold memory of syn_0000 has utility +0.4 and stability +0.4; all else 0
@@ -174,3 +178,86 @@ def test_markdown_json_and_figures(log_dir, tmp_path):
         with Image.open(tmp_path / png) as image:
             image.verify()
             assert image.format == "PNG" and image.size[0] > 300
+
+
+PAPER_ROW = "| ↳ paper (GPT-4.1, judge GPT-5) | gpt-4.1 | paper | 87 |"
+
+
+def run_into(path, solver, respond="I do not know.", **options):
+    """One mockllm eval into ``path``: the task's arguments and Inspect's options apart."""
+    task_args = {k: options.pop(k) for k in ("data_file", "protocol") if k in options}
+    [log] = inspect_eval(
+        causal_locomo(**task_args),
+        solver=solver,
+        model=mock_model(lambda p: respond),
+        display="none",
+        log_dir=str(path),
+        **options,
+    )
+    assert log.status == "success"
+    return log
+
+
+@pytest.fixture(scope="module")
+def two_data_dir(tmp_path_factory):
+    """One folder, as plain ``inspect eval --log-dir`` writes it: no_memory on a data file,
+    then on the same file edited (another answer key), and full_history over two epochs."""
+    path = tmp_path_factory.mktemp("two-data")
+    data = path / "data.jsonl"
+    data.write_text(SYNTHETIC.read_text(encoding="utf-8"), encoding="utf-8")
+    first = run_into(path / "logs", no_memory(), data_file=str(data))
+    data.write_text(data.read_text(encoding="utf-8").replace("3 March 2022", "4 April 2024"), encoding="utf-8")
+    second = run_into(path / "logs", no_memory(), data_file=str(data))
+    run_into(path / "logs", full_history(), "3 March 2022", data_file=str(SYNTHETIC), epochs=2)
+    digests = [(log.eval.metadata or {})["data_sha256"] for log in (first, second)]
+    assert digests[0] != digests[1]
+    return path / "logs", str(data), digests
+
+
+def test_a_run_on_other_data_is_its_own_row_never_superseding_one(two_data_dir):
+    logs, data, (old, new) = two_data_dir
+    runs, notes = read_runs(str(logs))
+    assert not any("superseded" in n for n in notes)
+    assert sorted((r.data.name, r.data.sha256) for r in runs if r.strategy == "no_memory") == sorted(
+        [(data, old), (data, new)]
+    )
+    markdown = build_report(str(logs))
+    for digest in (old, new):
+        assert f"## Data: {data} (sha256 {digest[:12]}..., 3 examples)" in markdown
+    assert f"## Data: {SYNTHETIC} (sha256 {sha256_of(SYNTHETIC)[:12]}..., 3 examples)" in markdown
+
+
+def test_a_run_of_several_epochs_counts_its_samples_once(two_data_dir, tmp_path):
+    logs, _, _ = two_data_dir
+    runs, _ = read_runs(str(logs))
+    [full] = [r for r in runs if r.strategy == "full_history"]
+    assert (full.samples, full.epochs, full.failed) == (3, 2, 0)
+    # one sample per family and one harmful memory of the kind: each mean is over 1 sample
+    assert {m.n for m in full.by_family.values()} == {1}
+    assert full.by_attack_kind["temporal_shift"].n == 1
+    assert full.metrics["score"].n == 3
+    assert "| full_history | mockllm/model | paper | 3 × 2 epochs | 0 |" in build_report(str(logs), out=tmp_path)
+    [row] = [r for r in json.loads((tmp_path / "report.json").read_text())["table1"] if r["strategy"] == "full_history"]
+    assert (row["samples"], row["epochs"]) == (3, 2)
+
+
+def test_the_papers_rows_stand_beside_whole_release_runs_on_its_settings_only(release_file, tmp_path):
+    run_into(tmp_path, no_memory())
+    run_into(tmp_path, summary_memory(mode="concat"), limit=3)  # not the paper's arguments
+    run_into(tmp_path, full_history(), limit=3)  # the paper's arguments, 3 of 87 examples
+    run_into(tmp_path, no_memory(), protocol="blind")
+    run_into(tmp_path, no_memory(), data_file=str(SYNTHETIC))
+    runs, notes = read_runs(str(tmp_path))
+    assert not any("superseded" in n for n in notes)
+    assert [r.strategy for r in runs if r.paper_settings] == ["no_memory"]
+    [release] = [r for r in runs if r.paper_settings]
+    assert (release.data.name, release.data.sha256, release.samples) == ("release", CAUSAL_LOCOMO_SHA256, 87)
+    markdown = build_report(str(tmp_path))
+    assert f"## Data: release (sha256 {CAUSAL_LOCOMO_SHA256[:12]}..., 87 examples)" in markdown
+    # Table 1 and Table 2 each: one paper row, right under the release's no_memory
+    assert markdown.count(PAPER_ROW) == 1 and markdown.count("| ↳ paper") == 2
+    lines = markdown.splitlines()
+    at = lines.index(next(line for line in lines if line.startswith(PAPER_ROW)))
+    assert lines[at - 1].startswith("| no_memory | mockllm/model | paper | 87 | 0 |")
+    assert "| full_history | mockllm/model | paper | 3 | 0 |" in markdown
+    assert "| no_memory | mockllm/model | blind | 87 | 0 |" in markdown

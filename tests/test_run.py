@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 from cmi_inspect.errors import UserError
 from cmi_inspect.report.runs import read_runs
-from cmi_inspect.run import run_all
+from cmi_inspect.run import run_all, unfinished
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 from conftest import SYNTHETIC
@@ -53,6 +54,7 @@ def test_runs_strategies_and_resumes_without_recomputing(tmp_path):
     assert {info.name for info in list_eval_logs(str(tmp_path))} == set(logs)
 
 
+@pytest.mark.slow  # five runs of eval_set
 def test_ablations_under_blind_leave_out_the_oracle(tmp_path):
     args: dict[str, Any] = dict(
         strategies=["cmi"],
@@ -72,6 +74,7 @@ def test_unknown_strategy(tmp_path):
         run_all(str(tmp_path), strategies=["rag"])
 
 
+@pytest.mark.slow  # eight runs of eval_set
 def test_ablations_after_a_run_read_the_model_call_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
     args: dict[str, Any] = dict(model="fixed_latency/0", task_args={"data_file": str(SYNTHETIC)})
@@ -104,12 +107,34 @@ def test_ctrl_c_is_a_failure_that_names_the_runs_left_and_how_to_resume(tmp_path
         time.sleep(0.5)
     time.sleep(2)  # inside the first run's samples
     run.send_signal(signal.SIGINT)
-    _, err = run.communicate(timeout=120)
+    out, err = run.communicate(timeout=120)
     assert run.returncode != 0
-    assert "did not finish" in err or "interrupted" in err
+    assert "successfully" not in out + err  # eval_set's own verdict can say so after a Ctrl-C
     assert "again to resume" in err
+    # each run left is named with what happened to it
+    left = re.findall(r"causal_locomo: (\w+) \(paper\) \(([^)]*)\)", err)
+    assert left and all(re.fullmatch(r"interrupted: \d of 3 samples kept|not started", what) for _, what in left)
+    assert [name for name, _ in left] == ["no_memory", "vector_memory", "graph_memory"][-len(left) :]
 
 
+def test_a_run_is_described_by_its_newest_log_in_the_folder(tmp_path):
+    names = ["causal_locomo: vector_memory (paper)", "causal_locomo: graph_memory (paper)"]
+    assert (
+        run_all(
+            str(tmp_path),
+            strategies=["vector_memory"],
+            model="fixed_latency/0",
+            task_args={"data_file": str(SYNTHETIC)},
+        )
+        == []
+    )
+    assert unfinished(names, [], str(tmp_path)) == [
+        "causal_locomo: vector_memory (paper) (success: 3 of 3 samples kept)",
+        "causal_locomo: graph_memory (paper) (not started)",
+    ]
+
+
+@pytest.mark.slow  # three runs of eval_set
 def test_a_rerun_on_edited_data_stops_with_one_line_instead_of_mixing_answer_keys(tmp_path):
     data = tmp_path / "data.jsonl"
     data.write_text(SYNTHETIC.read_text(encoding="utf-8"), encoding="utf-8")
@@ -130,7 +155,10 @@ def test_a_rerun_on_edited_data_stops_with_one_line_instead_of_mixing_answer_key
     assert old.task_version != new.task_version
 
 
-def test_serve_refuses_a_model_it_cannot_serve_and_bad_arguments_in_one_line(tmp_path):
+def test_serve_refuses_a_model_it_cannot_serve_and_bad_arguments_in_one_line(tmp_path, monkeypatch):
+    # before any data is read: a machine with no copy of the data and no download gets the
+    # complaint about the arguments, not about the data
+    monkeypatch.setenv("CMI_DATA_DIR", str(tmp_path / "no-data"))
     with pytest.raises(UserError, match="--serve serves the embedded engine .* not openai/gpt-5"):
         run_all(str(tmp_path), strategies=["no_memory"], model="openai/gpt-5", serve=2)
     with pytest.raises(UserError, match="Unknown arguments for the gguf provider: .'n_gpu'."):
@@ -157,3 +185,48 @@ def test_a_served_run_answers_as_the_in_process_engine(tmp_path):
     assert read_eval_log(info.name, header_only=True).eval.model == "openai-api/cmi-served/smollm2"
     served = replies(tmp_path / "served")
     assert served == replies(tmp_path / "in-process") and all(served.values())
+
+
+def test_eval_sets_verdict_is_dropped_wrapped_or_coloured_and_nothing_else():
+    import io
+
+    from cmi_inspect.run import EVAL_SET_VERDICTS, WithoutLines
+
+    out = io.StringIO()
+    stream = WithoutLines(out, EVAL_SET_VERDICTS)
+    stream.write("\x1b[1;34mCompleted all tasks in '/a/long/folder' \nsuccessfully\x1b[0m\n")
+    stream.write("Did not successfully complete all tasks in 'logs'.\n")
+    stream.write("Log: logs/run.eval\nCompleted all tasks in a sentence of its own\n")
+    assert out.getvalue() == "Log: logs/run.eval\nCompleted all tasks in a sentence of its own\n"
+
+
+def test_a_lock_that_cannot_be_opened_is_one_line_naming_it(tmp_path):
+    from cmi_inspect.run import LOCK_FILE, only_run
+
+    (tmp_path / "folder" / LOCK_FILE).mkdir(parents=True)
+    with pytest.raises(UserError, match=f"Cannot open the run lock .*{LOCK_FILE}: Is a directory"):
+        with only_run(tmp_path / "folder"):
+            pytest.fail("ran without its lock")
+    lock = tmp_path / LOCK_FILE
+    lock.touch()
+    if subprocess.run(["chattr", "+i", str(lock)], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not available here (needs root and a file system that has it)")
+    try:
+        with pytest.raises(UserError, match="Cannot open the run lock .*: Operation not permitted"):
+            with only_run(tmp_path):
+                pytest.fail("ran without its lock")
+    finally:
+        subprocess.run(["chattr", "-i", str(lock)], check=True)
+
+
+def test_a_limit_is_checked_against_the_data_and_its_range_form_runs_those_samples(tmp_path):
+    args: dict[str, Any] = dict(
+        strategies=["no_memory"], model="fixed_latency/0", task_args={"data_file": str(SYNTHETIC)}
+    )
+    for limit, message in ((-1, "got '-1'"), (0, "got '0'"), ((3, 9), "--limit 4-9 selects nothing: there are only 3")):
+        with pytest.raises(UserError, match=message):
+            run_all(str(tmp_path / "refused"), limit=limit, **args)
+    assert not (tmp_path / "refused").exists()
+    assert run_all(str(tmp_path / "logs"), limit=(1, 3), **args) == []
+    [info] = list_eval_logs(str(tmp_path / "logs"))
+    assert [s.id for s in read_eval_log(info.name).samples or []] == ["syn_0001", "syn_0002"]

@@ -31,6 +31,7 @@ def selection_means(log: EvalLog) -> dict[str, float]:
     return {k: round(sum(r[k] for r in rows) / len(rows), 3) for k in rows[0]}
 
 
+@pytest.mark.slow  # two strategies on the whole release
 def test_whole_bank_and_empty_bookkeeping_on_the_release(tmp_path):
     whole = selection_means(run(full_history(), tmp_path=tmp_path))
     assert (whole["useful_f1"], whole["bad_rejection"], whole["poison_adoption"], whole["n_selected"]) == (

@@ -44,6 +44,9 @@ PROBE_TIMEOUT_S = 300
 CPU_SIGNALS = frozenset({signal.SIGILL, signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE})
 """The deaths that say the CPU cannot run the extra buffers (an instruction it lacks, an
 access its buffers' layout breaks): the only ones kept as the machine's verdict."""
+VERDICT_ENV = "CMI_PROBE_VERDICT"
+"""Set to ``usable`` or ``unusable`` to take that verdict instead of probing (``auto`` only):
+for tests, which must hold whichever way the probe decides on the machine they run on."""
 
 logger = logging.getLogger(__name__)
 
@@ -195,7 +198,13 @@ def choose_extra_bufts(
     chosen = parse_option(option)
     if chosen != "auto":
         return EngineChoice(chosen == "on", f"-M extra_bufts={chosen}")
-    result, cached = probed(model, command)
-    how = "cached probe" if cached else "probe"
+    forced = os.environ.get(VERDICT_ENV, "").strip().lower()
+    if forced:
+        if forced not in ("usable", "unusable"):
+            raise UserError(f"{VERDICT_ENV} must be usable or unusable, got {forced!r}.")
+        result, how = ProbeResult(forced == "usable", "forced", 0.0, False), f"{VERDICT_ENV}"
+    else:
+        result, cached = probed(model, command)
+        how = "cached probe" if cached else "probe"
     verdict = "usable" if result.usable else f"turned off ({result.reason})"
     return EngineChoice(result.usable, f"{how}: extra buffers {verdict}")

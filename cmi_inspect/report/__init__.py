@@ -14,9 +14,10 @@ from typing import Any
 
 from cmi_inspect import reference
 from cmi_inspect.report.figures import plot_accuracy_robustness, plot_utility
-from cmi_inspect.report.runs import read_runs
+from cmi_inspect.report.runs import DataSet, Run, read_runs
 from cmi_inspect.report.tables import (
     extraction_note,
+    identity,
     poison_table,
     table1,
     table2,
@@ -35,32 +36,57 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def data_sets(runs: list[Run]) -> dict[DataSet, list[Run]]:
+    """The runs by the data they were scored on, in the order of ``runs``."""
+    out: dict[DataSet, list[Run]] = {}
+    for r in runs:
+        out.setdefault(r.data, []).append(r)
+    return out
+
+
+def data_section(data: DataSet, runs: list[Run]) -> list[str]:
+    """The tables of the runs on one data set, under a heading that names it."""
+    rows3 = table3_rows(runs)
+    parts = [
+        f"## Data: {data.title}",
+        "### Table 1: task score and memory selection",
+        table1(runs),
+        *filter(None, [extraction_note(runs)]),
+        "### Table 2: task score by task family",
+        table2(runs),
+        "### Table 3: CMI mean utility and stability by memory label",
+        table3(rows3) if rows3 else "No CMI run with candidates on this data.",
+    ]
+    if any(r.by_attack_kind for r in runs):
+        parts += [
+            "### Poison adoption by kind of harmful memory",
+            "Share of each sample's harmful memories of a kind that the strategy selected "
+            "(n: samples with one); the kinds come from the data (`attack_kind`).",
+            poison_table(runs),
+        ]
+    return parts
+
+
 def build_report(log_dir: str, out: Path | None = None) -> str:
     """The report as Markdown; with ``out``, also report.md, report.json and two PNGs there."""
     runs, notes = read_runs(log_dir)
     rows3 = table3_rows(runs)
     parts = [
         f"# Causal-LoCoMo report: {log_dir}",
-        "Rows marked ↳ are the paper's figures (response model GPT-4.1, judge GPT-5), not ours. "
-        "± is the standard error over samples; failed counts samples that ended in an error "
+        "Each data set (its name and the sha256 of its file) has tables of its own: runs on "
+        "different data are never one row. Rows marked ↳ are the paper's figures (response "
+        "model GPT-4.1, judge GPT-5), not ours, shown only beside a run of the whole release "
+        "with the paper's protocol and scoring and the strategy's default arguments. "
+        "n counts distinct samples (× epochs when each ran several times); ± is the standard "
+        "error over samples; failed counts sample runs that ended in an error "
         "and are left out of the means; s / sample is the working time each sample spent. "
         "Cached calls were answered from Inspect's model-call cache (no model time), so "
         "compare strategies' cost by calls and tokens, not by seconds, when a run used it.",
-        "## Table 1: task score and memory selection",
-        table1(runs) if runs else "No usable causal_locomo log.",
-        *filter(None, [extraction_note(runs)]),
-        "## Table 2: task score by task family",
-        table2(runs) if runs else "-",
-        "## Table 3: CMI mean utility and stability by memory label",
-        table3(rows3) if rows3 else "No CMI run with candidates in this directory.",
     ]
-    if any(r.by_attack_kind for r in runs):
-        parts += [
-            "## Poison adoption by kind of harmful memory",
-            "Share of each sample's harmful memories of a kind that the strategy selected "
-            "(n: samples with one); the kinds come from the data (`attack_kind`).",
-            poison_table(runs),
-        ]
+    for data, group in data_sets(runs).items():
+        parts += data_section(data, group)
+    if not runs:
+        parts.append("No usable causal_locomo log.")
     if notes:
         parts += ["## Skipped logs", "\n".join(f"- {n}" for n in notes)]
     markdown = "\n\n".join(parts) + "\n"
@@ -73,29 +99,22 @@ def build_report(log_dir: str, out: Path | None = None) -> str:
             "log_dir": log_dir,
             "table1": [
                 {
-                    k: v
-                    for k, v in asdict(r).items()
-                    if k not in ("candidates", "by_family", "by_attack_kind")
+                    **identity(r),
+                    **{
+                        k: v
+                        for k, v in asdict(r).items()
+                        if k not in ("candidates", "by_family", "by_attack_kind", "data")
+                    },
+                    "examples": r.data.examples,
+                    "paper_settings": r.paper_settings,
                 }
                 for r in runs
             ],
             "table2": [
-                {
-                    "strategy": r.strategy,
-                    "model": r.model,
-                    "protocol": r.protocol,
-                    **{f: asdict(m) for f, m in r.by_family.items()},
-                }
-                for r in runs
+                {**identity(r), **{f: asdict(m) for f, m in r.by_family.items()}} for r in runs
             ],
             "poison_by_kind": [
-                {
-                    "strategy": r.strategy,
-                    "model": r.model,
-                    "protocol": r.protocol,
-                    **{k: asdict(m) for k, m in r.by_attack_kind.items()},
-                }
-                for r in runs
+                {**identity(r), **{k: asdict(m) for k, m in r.by_attack_kind.items()}} for r in runs
             ],
             "table3": rows3,
             "paper": {

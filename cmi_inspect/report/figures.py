@@ -7,7 +7,12 @@ from typing import Any
 
 from cmi_inspect import reference
 from cmi_inspect.report.runs import Run
-from cmi_inspect.report.tables import utility_by_label
+from cmi_inspect.report.tables import paper_row, utility_by_label
+
+
+def run_label(r: Run) -> str:
+    """A run as a figure names it: strategy, model, settings and data set."""
+    return f"{r.strategy} ({r.model}, {r.setting}, {r.data.name} {r.data.sha256[:8]})"
 
 
 def _pyplot() -> Any:
@@ -21,17 +26,16 @@ def _pyplot() -> Any:
 
 
 def plot_accuracy_robustness(runs: list[Run], path: Path) -> None:
-    """Score vs poison adoption: ours as dots, the paper's as crosses in the same colour."""
+    """Score vs poison adoption: ours as dots, the paper's as crosses in the same colour
+    (beside runs on the paper's settings only)."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 5))
     colours = plt.get_cmap("tab10")
     for i, r in enumerate(runs):
         colour = colours(i % 10)
         x, y = r.metrics["poison_adoption"].mean, r.metrics["score"].mean
-        ax.scatter(
-            x, y, marker="o", s=50, color=colour, label=f"{r.strategy} ({r.model}, {r.protocol})"
-        )
-        paper = reference.TABLE1.get(r.strategy)
+        ax.scatter(x, y, marker="o", s=50, color=colour, label=run_label(r))
+        paper = paper_row(r, reference.TABLE1)
         if paper:
             ax.scatter(paper["poison_adoption"], paper["score"], marker="x", s=50, color=colour)
     ax.set_xlabel("poison adoption (lower is better)")
@@ -58,7 +62,7 @@ def plot_utility(runs: list[Run], path: Path) -> None:
         names = [n for n in ("useful", "irrelevant", "harmful") if by_label[n]["utility"]]
         ax.boxplot([by_label[n]["utility"] for n in names], tick_labels=names)
         ax.axhline(0, color="grey", linewidth=0.5)
-        ax.set_title(f"{r.strategy} ({r.model}, {r.protocol})", fontsize=9)
+        ax.set_title(run_label(r), fontsize=9)
         ax.set_ylabel("utility = s_with - s_no")
     if not cmi_rows:
         axes[0][0].text(0.5, 0.5, "no CMI run in this directory", ha="center")

@@ -18,10 +18,13 @@ from typing import Any
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 
+from cmi_inspect import reference
+from cmi_inspect.data import CAUSAL_LOCOMO_SHA256
 from cmi_inspect.dataset import CausalLocomoMetadata
 from cmi_inspect.log_tags import TASK_NAME, is_causal_locomo
 from cmi_inspect.log_tags import strategy_label as plan_label
 from cmi_inspect.report.stats import Mean
+from cmi_inspect.scorers import DEFAULT_SCORING
 from cmi_inspect.strategies import STRATEGIES
 from cmi_inspect.strategies.base import MemorySelection
 from cmi_inspect.view import key_to_memory_id
@@ -37,6 +40,33 @@ FAMILY_PREFIX = "grouped_"
 """The task score by family: the log's ``grouped`` values of the ``score`` metric."""
 
 
+@dataclass(frozen=True)
+class DataSet:
+    """The data a run was scored on: runs on two of them are never one row."""
+
+    name: str
+    """``release``, ``xl``, or the ``data_file`` as the run was given it."""
+    sha256: str
+    """The data file's sha256, as the task logged it ('' in a log that predates it)."""
+    task_families: tuple[str, ...] = ()
+    """The families the run was restricted to (none: every family)."""
+    examples: int = 0
+    """The examples the task had (after the family restriction, before any ``--limit``)."""
+
+    @property
+    def title(self) -> str:
+        """``release (sha256 413b490d77ac..., 87 examples)``, naming any family restriction."""
+        digest = f"sha256 {self.sha256[:12]}..." if self.sha256 else "sha256 not logged"
+        families = f", families {', '.join(self.task_families)}" if self.task_families else ""
+        return f"{self.name} ({digest}, {self.examples} examples{families})"
+
+    @property
+    def is_release(self) -> bool:
+        """The whole release, as the paper ran it: every family, the published file."""
+        release = ("release", CAUSAL_LOCOMO_SHA256, ())
+        return (self.name, self.sha256, self.task_families) == release
+
+
 @dataclass
 class Run:
     """One strategy run, summarised over its samples."""
@@ -48,7 +78,9 @@ class Run:
     """The judge share's scorer: the grader model(s), or the offline alias match."""
     log: str
     samples: int
+    """Distinct samples with a finished epoch (what the means are over)."""
     failed: int
+    """Sample runs (one per sample and epoch) that ended in an error."""
     metrics: dict[str, Mean]
     calls: float
     cache_hits: float
@@ -67,6 +99,30 @@ class Run:
     mem0's ``infer=true`` does); they are scored with the selection they got."""
     candidates: list[dict[str, Any]] = field(default_factory=list)
     """CMI's candidates, each with its example id and memory label."""
+    data: DataSet = DataSet("release", "")
+    scoring: str = "paper"
+    """How success was counted (``scorers.SCORINGS``)."""
+    epochs: int = 1
+    whole_dataset: bool = True
+    """Whether the run covered every example of its data (no ``--limit`` or ``--sample-id``)."""
+
+    @property
+    def setting(self) -> str:
+        """The protocol, with the scoring when it is not the protocol's default."""
+        default = DEFAULT_SCORING.get(self.protocol)
+        return self.protocol if self.scoring == default else f"{self.protocol}, {self.scoring}"
+
+    @property
+    def paper_settings(self) -> bool:
+        """Whether the paper's figures may stand beside this run: one of the paper's
+        strategies with its default arguments, on the whole release, under the paper's
+        protocol and scoring."""
+        return (
+            self.strategy in reference.TABLE1
+            and self.data.is_release
+            and self.whole_dataset
+            and (self.protocol, self.scoring) == ("paper", "paper")
+        )
 
 
 def strategy_label(log: EvalLog) -> str:
@@ -127,23 +183,30 @@ def labelled_candidates(sample: EvalSample) -> list[dict[str, Any]]:
     ]
 
 
+def over_samples(values: dict[Any, list[float]]) -> Mean:
+    """The mean over samples of each sample's mean over its epochs (as Inspect reduces
+    epochs), so that a sample run twice counts once."""
+    return Mean.of([sum(v) / len(v) for v in values.values()])
+
+
 def family_scores(samples: list[EvalSample], logged: dict[str, float]) -> dict[str, Mean]:
     """Task score by family: the log's means (when it has them) with per-sample errors."""
-    values: dict[str, list[float]] = defaultdict(list)
+    values: dict[str, dict[Any, list[float]]] = defaultdict(lambda: defaultdict(list))
     for s in samples:
         score = (s.scores or {})["task_score"].value
         assert isinstance(score, dict)
-        values[s.metadata_as(CausalLocomoMetadata).task_family].append(float(score["score"]))
+        family = s.metadata_as(CausalLocomoMetadata).task_family
+        values[family][s.id].append(float(score["score"]))
     out = {}
     for family, scores in sorted(values.items()):
-        m = Mean.of(scores)
+        m = over_samples(scores)
         out[family] = Mean(logged.get(family, m.mean), m.stderr, m.n)
     return out
 
 
 def poison_by_kind(samples: list[EvalSample]) -> dict[str, Mean]:
     """Share of a sample's harmful memories of each kind that the strategy selected."""
-    adopted: dict[str, list[float]] = defaultdict(list)
+    adopted: dict[str, dict[Any, list[float]]] = defaultdict(lambda: defaultdict(list))
     for s in samples:
         meta = s.metadata_as(CausalLocomoMetadata)
         score = (s.scores or {})["memory_selection"]
@@ -153,8 +216,8 @@ def poison_by_kind(samples: list[EvalSample]) -> dict[str, Mean]:
             if m.label == "harmful" and m.attack_kind:
                 kinds[m.attack_kind].append(m.memory_id in selected)
         for kind, picked in kinds.items():
-            adopted[kind].append(sum(picked) / len(picked))
-    return {kind: Mean.of(values) for kind, values in sorted(adopted.items())}
+            adopted[kind][s.id].append(sum(picked) / len(picked))
+    return {kind: over_samples(values) for kind, values in sorted(adopted.items())}
 
 
 def judge_of(log: EvalLog) -> str:
@@ -178,11 +241,35 @@ def extraction_failures(samples: list[EvalSample]) -> int:
     return sum(1 for s in samples if s.store_as(MemorySelection).details.get("extraction_failed"))
 
 
+def data_set(log: EvalLog) -> DataSet:
+    """The data a logged run was scored on, from its task arguments and metadata."""
+    args = log.eval.task_args or {}
+    families = args.get("task_families") or ()
+    if isinstance(families, str):
+        families = [f.strip() for f in families.split(",") if f.strip()]
+    return DataSet(
+        name=str(args.get("data_file") or args.get("dataset") or "release"),
+        sha256=str((log.eval.metadata or {}).get("data_sha256") or ""),
+        task_families=tuple(sorted(families)),
+        examples=log.eval.dataset.samples or 0,
+    )
+
+
+def covers_dataset(log: EvalLog) -> bool:
+    """Whether the run was given every example of its data."""
+    dataset = log.eval.dataset
+    if dataset.sample_ids is not None:
+        return len(dataset.sample_ids) == dataset.samples
+    return log.eval.config.limit is None and not log.eval.config.sample_id
+
+
 def summarise(log: EvalLog, name: str) -> Run:
     all_samples = log.samples or []
     samples = [s for s in all_samples if s.error is None and s.scores]
     metrics, families = log_metrics(log)
     n = len(samples)
+    args = log.eval.task_args or {}
+    protocol = str(args.get("protocol", "paper"))
 
     def per_sample(values: list[float]) -> float:
         return sum(values) / n if n else math.nan
@@ -191,10 +278,10 @@ def summarise(log: EvalLog, name: str) -> Run:
     return Run(
         strategy=strategy_label(log),
         model=log.eval.model,
-        protocol=str((log.eval.task_args or {}).get("protocol", "paper")),
+        protocol=protocol,
         judge=judge_of(log),
         log=name,
-        samples=n,
+        samples=len({s.id for s in samples}),
         failed=len(all_samples) - n,
         metrics=metrics,
         calls=per_sample([model_calls(s) for s in samples]),
@@ -207,13 +294,17 @@ def summarise(log: EvalLog, name: str) -> Run:
         judge_errors=judge_errors(samples),
         extraction_failures=extraction_failures(samples),
         candidates=[c for s in samples for c in labelled_candidates(s)],
+        data=data_set(log),
+        scoring=str(args.get("scoring") or DEFAULT_SCORING.get(protocol, "paper")),
+        epochs=log.eval.config.epochs or 1,
+        whole_dataset=covers_dataset(log),
     )
 
 
 def read_runs(log_dir: str) -> tuple[list[Run], list[str]]:
-    """A summary of each usable log (the newest per strategy, model, protocol and judge), and
-    notes."""
-    found: dict[tuple[str, str, str, str], list[tuple[str, str, Run]]] = defaultdict(list)
+    """A summary of each usable log (the newest per data set, strategy, model, protocol,
+    scoring and judge), and notes."""
+    found: dict[tuple[Any, ...], list[tuple[str, str, Run]]] = defaultdict(list)
     notes: list[str] = []
     for info in list_eval_logs(log_dir):
         name = Path(info.name).name
@@ -229,7 +320,7 @@ def read_runs(log_dir: str) -> tuple[list[Run], list[str]]:
         except Exception as ex:  # a damaged file must not hide the others
             notes.append(f"{name}: unreadable ({type(ex).__name__}: {ex}); skipped")
             continue
-        key = (run.strategy, run.model, run.protocol, run.judge)
+        key = (run.data, run.strategy, run.model, run.protocol, run.scoring, run.judge)
         found[key].append((header.eval.created, name, run))
     runs = []
     for logs in found.values():
@@ -239,8 +330,13 @@ def read_runs(log_dir: str) -> tuple[list[Run], list[str]]:
     order = {s: i for i, s in enumerate(STRATEGIES)}
     runs.sort(
         key=lambda r: (
+            not r.data.is_release,
+            r.data.name,
+            r.data.sha256,
+            r.data.task_families,
             r.model,
             r.protocol,
+            r.scoring,
             r.judge,
             order.get(r.strategy.split("[")[0], 99),
             r.strategy,

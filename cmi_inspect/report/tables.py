@@ -16,6 +16,31 @@ PAPER_CELLS = [f"↳ {reference.PAPER_LABEL}", "gpt-4.1", "paper"]
 """Strategy, model and protocol cells of a row of the paper's figures."""
 
 
+def paper_row(run: Run, table: dict[str, dict[str, float]]) -> dict[str, float] | None:
+    """The paper's figures for ``run``'s strategy in ``table``, when the run is one they
+    may stand beside (``Run.paper_settings``)."""
+    return table.get(run.strategy) if run.paper_settings else None
+
+
+def identity(run: Run) -> dict[str, Any]:
+    """What tells a row from another: its strategy, model, settings, judge and data."""
+    return {
+        "strategy": run.strategy,
+        "model": run.model,
+        "protocol": run.protocol,
+        "scoring": run.scoring,
+        "judge": run.judge,
+        "dataset": run.data.name,
+        "data_sha256": run.data.sha256,
+        "task_families": list(run.data.task_families),
+    }
+
+
+def sample_count(run: Run) -> str:
+    """Distinct samples, with the epochs each ran when there were several."""
+    return str(run.samples) if run.epochs == 1 else f"{run.samples} × {run.epochs} epochs"
+
+
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
@@ -35,8 +60,8 @@ def table1(runs: list[Run]) -> str:
             [
                 r.strategy,
                 r.model,
-                r.protocol,
-                str(r.samples),
+                r.setting,
+                sample_count(r),
                 str(r.failed),
                 *(plus_minus(r.metrics[k]) for k in METRIC_KEYS),
                 fmt(r.calls, 2),
@@ -48,7 +73,7 @@ def table1(runs: list[Run]) -> str:
                 str(r.judge_errors),
             ]
         )
-        paper = reference.TABLE1.get(r.strategy)
+        paper = paper_row(r, reference.TABLE1)
         if paper:
             body.append([*PAPER_CELLS, "87", "", *(fmt(paper[k]) for k in METRIC_KEYS), *[""] * 7])
     return markdown_table(header, body)
@@ -56,7 +81,7 @@ def table1(runs: list[Run]) -> str:
 
 def extraction_note(runs: list[Run]) -> str:
     """Which runs had samples whose extraction failed ('' when none did)."""
-    failed = [f"{r.strategy} ({r.model}, {r.protocol}): {r.extraction_failures} of {r.samples}"
+    failed = [f"{r.strategy} ({r.model}, {r.setting}): {r.extraction_failures} of {r.samples}"
               for r in runs if r.extraction_failures]  # fmt: skip
     if not failed:
         return ""
@@ -75,8 +100,8 @@ def table2(runs: list[Run]) -> str:
     body = []
     for r in runs:
         cells = (plus_minus(r.by_family.get(f, NO_MEAN)) for f in families)
-        body.append([r.strategy, r.model, r.protocol, *cells])
-        paper = reference.TABLE2.get(r.strategy)
+        body.append([r.strategy, r.model, r.setting, *cells])
+        paper = paper_row(r, reference.TABLE2)
         if paper:
             body.append([*PAPER_CELLS, *(fmt(paper.get(f, math.nan)) for f in families)])
     short = [f.removesuffix("_memory_qa") for f in families]
@@ -92,7 +117,7 @@ def poison_table(runs: list[Run]) -> str:
         for k in kinds:
             m = r.by_attack_kind.get(k, NO_MEAN)
             cells.append(f"{plus_minus(m)} (n={m.n})" if m.n else "-")
-        body.append([r.strategy, r.model, r.protocol, *cells])
+        body.append([r.strategy, r.model, r.setting, *cells])
     return markdown_table(["strategy", "model", "protocol", *kinds], body)
 
 
@@ -112,9 +137,9 @@ def table3_rows(runs: list[Run]) -> list[dict[str, Any]]:
         for label, values in sorted(utility_by_label(r).items()):
             out.append(
                 {
-                    "strategy": r.strategy,
-                    "model": r.model,
-                    "protocol": r.protocol,
+                    **identity(r),
+                    "setting": r.setting,
+                    "paper_settings": r.paper_settings and r.strategy == "cmi",
                     "label": label,
                     "candidates": len(values["utility"]),
                     "utility": Mean.of(values["utility"]).mean,
@@ -125,11 +150,13 @@ def table3_rows(runs: list[Run]) -> list[dict[str, Any]]:
 
 
 def table3(rows: list[dict[str, Any]]) -> str:
+    """Table 3 of ``table3_rows``, with the paper's rows when one of them is the full CMI's
+    on the paper's settings."""
     body = [
         [
             r["strategy"],
             r["model"],
-            r["protocol"],
+            r["setting"],
             r["label"],
             str(r["candidates"]),
             f"{r['utility']:+.3f}",
@@ -137,8 +164,11 @@ def table3(rows: list[dict[str, Any]]) -> str:
         ]
         for r in rows
     ]
-    for label, ref in reference.TABLE3.items():
-        body.append([*PAPER_CELLS, label, "", f"{ref['utility']:+.3f}", f"{ref['stability']:+.3f}"])
+    if any(r["paper_settings"] for r in rows):
+        body += [
+            [*PAPER_CELLS, label, "", f"{ref['utility']:+.3f}", f"{ref['stability']:+.3f}"]
+            for label, ref in reference.TABLE3.items()
+        ]
     header = ["strategy", "model", "protocol", "label", "candidates", "mean utility",
               "mean stability"]  # fmt: skip
     return markdown_table(header, body)

@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 from cmi_inspect.errors import UserError
 from cmi_inspect.local_model import choose_extra_bufts, resolve_gguf
-from cmi_inspect.local_model.probe import ProbeResult, parse_option, probe_key, run_probe, verdict_path
+from cmi_inspect.local_model.probe import (
+    VERDICT_ENV,
+    ProbeResult,
+    parse_option,
+    probe_key,
+    run_probe,
+    verdict_path,
+)
 
 
 def killed_by(name: str) -> list[str]:
@@ -167,3 +174,17 @@ def test_a_read_only_cache_folder_runs_the_probe_and_warns(model, monkeypatch, c
     assert "Permission denied" in caplog.records[0].getMessage()
     path = verdict_path(probe_key(model))
     assert not path.exists() and list(path.parent.iterdir()) == []  # no partial file left
+
+
+def test_a_forced_verdict_runs_no_probe_and_names_itself(model, probe_verdict):
+    choice = choose_extra_bufts("auto", model, command=CRASH if probe_verdict else OK)
+    assert choice.extra_bufts is probe_verdict
+    assert choice.chosen_by.startswith(f"{VERDICT_ENV}: extra buffers")
+    assert not verdict_path(probe_key(model)).exists()
+    assert choose_extra_bufts("off", model).extra_bufts is False  # -M extra_bufts still rules
+
+
+def test_a_bad_forced_verdict_is_one_line(model, monkeypatch):
+    monkeypatch.setenv(VERDICT_ENV, "maybe")
+    with pytest.raises(UserError, match=f"{VERDICT_ENV} must be usable or unusable, got 'maybe'"):
+        choose_extra_bufts("auto", model, command=OK)

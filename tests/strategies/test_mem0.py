@@ -23,12 +23,25 @@ from cmi_inspect.data import load_records
 from cmi_inspect.errors import UserError
 from cmi_inspect.prompts import no_memory_prompt
 from cmi_inspect.strategies.base import MemorySelection
-from cmi_inspect.strategies.mem0 import Mem0Details, Mem0Memory
+from cmi_inspect.strategies.mem0 import Mem0Details, Mem0Memory, import_mem0
 from cmi_inspect.view import key_to_memory_id
 from inspect_ai.model import Model, get_model
 from rich.console import Console
 
 from conftest import REPO, SYNTHETIC, memory_task_for, mock_model, samples_of, score_of
+
+
+def _mem0_missing() -> str:
+    """Why mem0 cannot be imported here ('' when it can): the extra is optional."""
+    try:
+        import_mem0()
+    except UserError as ex:
+        return str(ex)
+    return ""
+
+
+needs_mem0 = pytest.mark.skipif(bool(_mem0_missing()), reason=_mem0_missing() or "mem0 is installed")
+"""For the tests that run mem0 itself: without the extra they skip with its install line."""
 
 Reply = Callable[[str], tuple[int, str]]
 """What the scripted endpoint answers to the text of a request's messages: status and content."""
@@ -49,6 +62,7 @@ def details(selection) -> Mem0Details:
     return selection.details
 
 
+@needs_mem0
 async def test_infer_false_selects_the_bank_memories_mem0_returns(records, retriever):
     record = records["syn_0000"]
     task = memory_task_for(record, protocol="blind")
@@ -67,6 +81,7 @@ async def test_infer_false_selects_the_bank_memories_mem0_returns(records, retri
     assert f"- [{selection.picks[0].key}] {contents[selection.picks[0].key]}\n" in selection.prompt
 
 
+@needs_mem0
 async def test_each_sample_gets_a_store_of_its_own(records, retriever):
     first = await retriever.select(memory_task_for(records["syn_0001"]))
     second = await retriever.select(memory_task_for(records["syn_0002"]))
@@ -115,6 +130,7 @@ def test_mem0_is_found_by_its_entry_point(by_entry_point):
     assert "mem0" in strategies.strategy_names()
 
 
+@needs_mem0
 def test_a_run_by_name_scores_and_explains_its_selection(by_entry_point, tmp_path):
     from cmi_inspect.solvers import memory_strategy
     from cmi_inspect.task import causal_locomo
@@ -190,6 +206,7 @@ def facts_of(prompt: str) -> tuple[int, str]:
     return 200, json.dumps({"memory": [{"id": "0", "text": f"User noted: {new_message(prompt)}"}]})
 
 
+@needs_mem0
 async def test_extracted_facts_map_back_to_the_memories_they_came_from(records, endpoint):
     record = records["syn_0000"]
     task = memory_task_for(record, protocol="blind", model=endpoint(facts_of))
@@ -205,6 +222,7 @@ async def test_extracted_facts_map_back_to_the_memories_they_came_from(records, 
     assert f"User noted: {contents[selection.picks[0].key]}" in selection.prompt
 
 
+@needs_mem0
 @pytest.mark.parametrize(
     "reply, error",
     [
@@ -227,6 +245,7 @@ async def test_a_failed_extraction_is_recorded_not_a_silent_empty_selection(reco
     assert "Extraction failed for 2 of 2 memories:" in Mem0Memory.explain(d.model_dump(), names)
 
 
+@needs_mem0
 def test_the_report_counts_the_samples_whose_extraction_failed(by_entry_point, endpoint, tmp_path):
     from cmi_inspect.report import build_report
     from cmi_inspect.report.runs import read_runs
@@ -249,12 +268,14 @@ def test_the_report_counts_the_samples_whose_extraction_failed(by_entry_point, e
     assert note in build_report(str(tmp_path)) and "infer=False] (" not in build_report(str(tmp_path))
 
 
+@needs_mem0
 async def test_nothing_new_to_extract_is_no_failure(records, endpoint):
     task = memory_task_for(records["syn_0002"], model=endpoint(lambda p: (200, '{"memory": []}')))
     d = details(await Mem0Memory(infer=True).select(task))
     assert not d.extraction_failed and d.stored == 0 and d.llm_calls == 2
 
 
+@needs_mem0
 async def test_an_endpoint_that_does_not_answer_fails_the_sample(records):
     from openai import APIConnectionError
 
@@ -267,6 +288,7 @@ async def test_an_endpoint_that_does_not_answer_fails_the_sample(records):
     assert isinstance(raised.value.__cause__, APIConnectionError)
 
 
+@needs_mem0
 async def test_infer_needs_the_response_model_on_an_openai_compatible_endpoint(records):
     with pytest.raises(UserError, match="use gguf/NAME .* or openai-api/SERVICE/MODEL, not mockllm/model"):
         await Mem0Memory(infer=True).select(memory_task_for(records["syn_0002"]))
@@ -275,6 +297,7 @@ async def test_infer_needs_the_response_model_on_an_openai_compatible_endpoint(r
 # --- infer=true with the embedded model, served --------------------------------------------
 
 
+@needs_mem0
 @pytest.mark.slow  # mem0's 8,600-token instructions through SmolLM2 on a CPU: minutes
 def test_infer_true_end_to_end_with_the_embedded_model_served(by_entry_point, tmp_path):
     from cmi_inspect.solvers import memory_strategy

@@ -186,8 +186,9 @@ def served(model: str, model_args: dict[str, Any]) -> Iterator[tuple[str, dict[s
     from cmi_inspect.local_model.served import serve_engine
 
     name = model.removeprefix("gguf/")
-    os.environ.setdefault(f"{SERVED_SERVICE.upper().replace('-', '_')}_API_KEY", "none")
     with serve_engine(name, model_args) as server:
+        # the server takes its fresh key only: Inspect's provider reads it from here
+        os.environ[f"{SERVED_SERVICE.upper().replace('-', '_')}_API_KEY"] = server.api_key
         settings = {"model_base_url": server.url, "max_connections": model_args["parallel"]}
         yield f"openai-api/{SERVED_SERVICE}/{server.model}", settings
 

@@ -13,6 +13,7 @@ remote API.
 
 from __future__ import annotations
 
+import contextvars
 import fcntl
 import io
 import os
@@ -147,7 +148,10 @@ def run_all(
         if serve:
             chosen, settings = stack.enter_context(served(chosen, served_args))
             model_args, config = {}, {**settings, **config}  # the arguments went to the server
-        _, logs = eval_set(
+        # in a context of its own: eval_set leaves its generate config (the cache policy) in
+        # the caller's context, where later model calls of the same process would read it
+        _, logs = contextvars.copy_context().run(
+            eval_set,
             tasks,
             log_dir=log_dir,
             model=chosen,

@@ -247,3 +247,19 @@ def test_a_hanging_strategy_stops_at_the_time_limit_and_the_run_goes_on(tmp_path
     assert hung.samples and {s.limit.type if s.limit else None for s in hung.samples} == {"time"}
     assert all(s.scores and s.store.get("MemorySelection:selected", []) == [] for s in hung.samples)
     assert logs["causal_locomo: no_memory (paper)"].status == "success"
+
+
+def test_a_run_leaves_no_cache_policy_behind_for_later_model_calls(tmp_path):
+    import asyncio
+
+    from conftest import mock_model
+
+    assert (
+        run_all(
+            str(tmp_path), strategies=["no_memory"], model="fixed_latency/0", task_args={"data_file": str(SYNTHETIC)}
+        )
+        == []
+    )
+    first = asyncio.run(mock_model(lambda p: "first").generate("the same prompt"))
+    second = asyncio.run(mock_model(lambda p: "second").generate("the same prompt"))
+    assert (first.completion, second.completion) == ("first", "second")  # not read from the cache

@@ -86,6 +86,7 @@ def test_an_empty_file_and_an_empty_family_list_say_what_is_wrong(tmp_path):
         causal_locomo(task_families=" , ", data_file=str(SYNTHETIC))
 
 
+@pytest.mark.slow  # builds the whole of XL from LoCoMo
 def test_xl_by_name(locomo_file):
     dataset = causal_locomo_dataset(dataset="xl", task_families=["inferential_memory_qa"])
     assert dataset.name == "causal_locomo_xl" and len(dataset) >= 1

@@ -241,6 +241,7 @@ def test_a_run_of_several_epochs_counts_its_samples_once(two_data_dir, tmp_path)
     assert (row["samples"], row["epochs"]) == (3, 2)
 
 
+@pytest.mark.slow  # five runs on the whole release
 def test_the_papers_rows_stand_beside_whole_release_runs_on_its_settings_only(release_file, tmp_path):
     run_into(tmp_path, no_memory())
     run_into(tmp_path, summary_memory(mode="concat"), limit=3)  # not the paper's arguments

@@ -113,6 +113,7 @@ def test_a_server_that_exits_says_why_with_the_end_of_its_output(stand_in):
     assert list((stand_in / "tmp").iterdir()) == []
 
 
+@pytest.mark.slow  # a parent and its server in subprocesses, killed
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process states from /proc")
 @pytest.mark.parametrize("started_from", ["main", "thread"])
 def test_the_server_dies_with_its_parent_killed_by_sigkill(stand_in, started_from):

@@ -28,8 +28,9 @@ from inspect_ai.log import EvalLog
 from cmi_inspect.errors import SampleLimit, UserError, sample_limit
 from cmi_inspect.log_tags import is_causal_locomo, run_name
 from cmi_inspect.paths import writable_dir
+from cmi_inspect.protocol import named_protocol
 from cmi_inspect.strategies import STRATEGIES, strategy_class
-from cmi_inspect.strategies.cmi import ABLATIONS, PROFILES
+from cmi_inspect.strategies.cmi import ABLATIONS
 
 LOCK_FILE = ".cmi-inspect-run.lock"
 SERVED_SERVICE = "cmi-served"
@@ -118,12 +119,11 @@ def run_all(
     plans: list[tuple[str, dict[str, Any]]] = [(name, {}) for name in strategies]
     if ablations:
         # a label-free protocol runs the ablations that read no label (the oracle does)
-        profile = PROFILES.get(args.get("protocol", "paper"))  # unknown: the task says so
-        label_free = profile is not None and profile.label_free
+        protocol = named_protocol(args.get("protocol", "paper"))
         plans += [
             ("cmi", {"ablation": name})
             for name, a in ABLATIONS.items()
-            if name != "full" and not (label_free and a.refused_under_blind)
+            if name != "full" and protocol.permits(a.refused_under_blind)
         ]
     # each task named as the hook in log_tags names its log, so eval_set pairs them on a rerun
     tasks = [

@@ -35,8 +35,7 @@ from cmi_inspect.strategies.base import MemorySelection
 from cmi_inspect.view import key_to_memory_id
 
 SCORINGS = ("paper", "strict")
-"""``-T scoring=``: how success is counted (the default depends on the protocol)."""
-DEFAULT_SCORING = {"paper": "paper", "blind": "strict"}
+"""``-T scoring=``: how success is counted (the default is the protocol's, ``Protocol.scoring``)."""
 
 
 @metric

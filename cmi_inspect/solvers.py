@@ -13,10 +13,11 @@ from typing import Any
 from inspect_ai.solver import Solver, solver
 
 from cmi_inspect.errors import UserError
+from cmi_inspect.protocol import BUILT_TASKS
 from cmi_inspect.retrieval import make_embedder
 from cmi_inspect.strategies import strategy_class
 from cmi_inspect.strategies.base import strategy_solver
-from cmi_inspect.strategies.cmi import CMI, CMIConfig, injected_scorer, refuse_for_blind_tasks
+from cmi_inspect.strategies.cmi import CMI, CMIConfig, injected_scorer
 from cmi_inspect.strategies.full_history import FullHistory
 from cmi_inspect.strategies.graph import GraphMemory
 from cmi_inspect.strategies.no_memory import NoMemory
@@ -139,8 +140,10 @@ def cmi(
         intervention=intervention,
         effect=effect,
     )
-    refuse_for_blind_tasks(config)
     strategy = CMI(make_embedder(embedder) if embedder else None, config)
+    protocol = BUILT_TASKS.for_solver()
+    if protocol is not None:
+        strategy.check_protocol(protocol)
     return strategy_solver(strategy, injected_scorer(intervention))
 
 

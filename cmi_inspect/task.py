@@ -9,15 +9,14 @@ vector_memory, graph_memory, reflection_memory, cmi (default: no_memory).
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
 
-import cmi_inspect.log_tags  # noqa: F401  names each run's strategy in View's log list
 from cmi_inspect.data import TASK_FAMILIES, sha256_of, user_path
 from cmi_inspect.dataset import causal_locomo_dataset
 from cmi_inspect.errors import UserError
 from cmi_inspect.judge import JUDGE_PROMPT_VERSION
 from cmi_inspect.prompts import PROMPT_VERSION
-from cmi_inspect.scorers import DEFAULT_SCORING, memory_selection, task_score
+from cmi_inspect.protocol import BUILT_TASKS, named_protocol
+from cmi_inspect.scorers import memory_selection, task_score
 from cmi_inspect.solvers import no_memory
-from cmi_inspect.strategies.cmi import note_task_protocol
 
 ANSWER_MAX_TOKENS = 96
 TASK_VERSION = 4
@@ -58,10 +57,11 @@ def causal_locomo(
                 f"{', '.join(TASK_FAMILIES)}."
             )
     # the scoring is checked before any data is read
-    judged = task_score(scoring or DEFAULT_SCORING.get(protocol, "paper"))
+    shown = named_protocol(protocol)
+    judged = task_score(scoring or shown.scoring)
     samples = causal_locomo_dataset(protocol, task_families, data_file, dataset)  # type: ignore[arg-type]
     digest = sha256_of(user_path(samples.location or ""))
-    note_task_protocol(protocol)  # type: ignore[arg-type]
+    BUILT_TASKS.built(shown.name)  # for a solver built next to refuse what it hides
     return Task(
         dataset=samples,
         solver=no_memory(),

@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from cmi_inspect.data import PastSession
 from cmi_inspect.dataset import CausalLocomoMetadata
+from cmi_inspect.protocol import Protocol
 from cmi_inspect.view import Memory, ProtocolName, memory_view
 
 AnswerScorer = Callable[[str], Awaitable[float]]
@@ -77,6 +78,12 @@ class MemoryStrategy(ABC):
     def explain(cls, details: dict[str, Any], names: MemoryNames) -> str:
         """The strategy's details as Markdown for the sample's explanation ('' for none)."""
         return ""
+
+    def check_protocol(self, protocol: Protocol) -> None:
+        """Refuse (``Protocol.refuse``, one line) what this strategy would read that
+        ``protocol`` hides, before a run whose tasks all follow it. One that reads nothing
+        but its ``MemoryTask`` has nothing to refuse."""
+        return None
 
 
 class StrategyError(RuntimeError):

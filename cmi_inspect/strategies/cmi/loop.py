@@ -17,6 +17,7 @@ from inspect_ai.util import collect
 
 from cmi_inspect.perturb import perturb
 from cmi_inspect.prompts import memory_prompt, no_memory_prompt
+from cmi_inspect.protocol import Protocol, ProtocolName
 from cmi_inspect.retrieval import Embedder, make_embedder
 from cmi_inspect.strategies.base import (
     AnswerScorer,
@@ -39,7 +40,7 @@ from cmi_inspect.strategies.cmi.rules import (
     decide,
     rule_rejection,
 )
-from cmi_inspect.view import Memory, ProtocolName
+from cmi_inspect.view import Memory
 
 
 class Answers:
@@ -125,7 +126,7 @@ class CMI(MemoryStrategy):
             c.memory_support = history.support(memories[c.key].content)
             c.support_with = history.support(c.answer_with)
             c.support_perturbed = history.support(c.answer_perturbed)
-        await choices.risk.measure(candidates, memories, embedder, cfg)
+        await choices.risk.measure(candidates, memories, embedder, cfg.conflicts)
         kept = self._decide(candidates, memories, choices)
 
         prompt = memory_prompt(task.request, [memories[c.key].line() for c in kept])
@@ -248,6 +249,11 @@ class CMI(MemoryStrategy):
             c.answer_perturbed = answers.text(prompts.perturbed[c.key])
             c.s_pert = answers.scores[prompts.perturbed[c.key]]
             c.stability = (c.s_with or 0.0) - c.s_pert
+
+    def check_protocol(self, protocol: Protocol) -> None:
+        """The intervention scorer and the risk filter; the ablation is left to each
+        sample's check (``Choices.refuse_label_reading``)."""
+        Choices.of(self.config, protocol.name).refuse_label_reading(ablation=False)
 
     @classmethod
     def explain(cls, details: dict[str, Any], names: MemoryNames) -> str:

@@ -12,12 +12,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from cmi_inspect.errors import UserError, choose, finite_float, flag, positive_int
+from cmi_inspect.protocol import PROTOCOLS, Protocol, ProtocolName
 from cmi_inspect.strategies.cmi.diagnostics import Candidate
 from cmi_inspect.strategies.cmi.effect import Effect, effect
 from cmi_inspect.strategies.cmi.profiles import PROFILES, Profile
-from cmi_inspect.strategies.cmi.risk import RiskFilter, risk_filter
+from cmi_inspect.strategies.cmi.risk import Conflicts, RiskFilter, risk_filter
 from cmi_inspect.strategies.cmi.scorers import InterventionScorer, intervention_scorer
-from cmi_inspect.view import ProtocolName
 
 
 @dataclass(frozen=True)
@@ -170,6 +170,11 @@ class CMIConfig:
                     "effect=answer with lazy_perturb."
                 )
 
+    @property
+    def conflicts(self) -> Conflicts:
+        """The thresholds the evidence risk filter's measure reads."""
+        return Conflicts(self.conflict_similarity, self.conflict_overlap)
+
     def resolved(self, protocol: ProtocolName) -> CMIConfig:
         """The config with every choice left None set to the protocol's profile."""
         profile = PROFILES[protocol]
@@ -187,6 +192,7 @@ class Choices:
 
     config: CMIConfig
     """The config resolved against the protocol's profile."""
+    protocol: Protocol
     profile: Profile
     ablation: Ablation
     scorer: InterventionScorer
@@ -204,6 +210,7 @@ class Choices:
         default_effect = "answer" if config.lazy_perturb else profile.effect
         return cls(
             config.resolved(protocol),
+            PROTOCOLS[protocol],
             profile,
             ABLATIONS[config.ablation],
             intervention_scorer(config.intervention or profile.intervention),
@@ -218,10 +225,14 @@ class Choices:
         """Whether the scorer or the filter checks texts against the history."""
         return self.scorer.reads_history or self.risk.reads_history
 
-    def refuse_label_reading(self) -> None:
-        """One line for the first choice that reads what a label-free protocol hides."""
-        for choice in (self.ablation, self.scorer, self.risk):
-            self.profile.allow(choice.refused_under_blind)
+    def refuse_label_reading(self, ablation: bool = True) -> None:
+        """One line for the first choice that reads what a label-free protocol hides
+        (``Protocol.refuse``). ``ablation`` False leaves the ablation out, as the check
+        before a run does, so that a run of every ablation under blind still runs the
+        others (the oracle's samples fail, with this line)."""
+        reads = [self.ablation.refused_under_blind] if ablation else []
+        for refusal in (*reads, self.scorer.refused_under_blind, self.risk.refused_under_blind):
+            self.protocol.refuse(refusal)
 
 
 def rule_rejection(c: Candidate, label: str | None, config: CMIConfig) -> str | None:

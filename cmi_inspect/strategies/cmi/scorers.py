@@ -18,6 +18,7 @@ from inspect_ai.solver import TaskState
 from cmi_inspect.data import ScoringCriteria
 from cmi_inspect.dataset import CausalLocomoMetadata
 from cmi_inspect.errors import UserError, choose
+from cmi_inspect.protocol import PROTOCOLS
 from cmi_inspect.scoring import deterministic_score
 from cmi_inspect.strategies.base import AnswerScorer, AnswerScorerFactory, MemoryTask
 from cmi_inspect.strategies.cmi.history import History
@@ -63,7 +64,7 @@ def answer_key_scorer(criteria: ScoringCriteria) -> AnswerScorer:
 def gold_answer_scorer(state: TaskState) -> AnswerScorer:
     """The reference intervention scorer of the sample, refused under ``blind``."""
     meta = state.metadata_as(CausalLocomoMetadata)
-    PROFILES[meta.protocol].allow(GOLD_REFUSAL)
+    PROTOCOLS[meta.protocol].refuse(GOLD_REFUSAL)
     return answer_key_scorer(meta.scoring_criteria)
 
 

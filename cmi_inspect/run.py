@@ -112,7 +112,7 @@ def run_all(
     if serve:  # the run's own arguments are checked before any download or model load
         served_args = {**(model_args or {}), "parallel": serve}
         check_servable(chosen, served_args)
-    from cmi_inspect.solvers import SOLVERS, memory_strategy
+    from cmi_inspect.solvers import solver_named
     from cmi_inspect.task import causal_locomo
 
     args = task_args or {}
@@ -129,7 +129,7 @@ def run_all(
     tasks = [
         task_with(
             causal_locomo(**args),
-            solver=SOLVERS[name](**params) if name in SOLVERS else memory_strategy(name, **params),
+            solver=solver_named(name, params),
             name=run_name(name, params, args),
         )
         for name, params in plans

@@ -61,10 +61,11 @@ def causal_locomo(
     judged = task_score(scoring or shown.scoring)
     samples = causal_locomo_dataset(protocol, task_families, data_file, dataset)  # type: ignore[arg-type]
     digest = sha256_of(user_path(samples.location or ""))
-    BUILT_TASKS.built(shown.name)  # for a solver built next to refuse what it hides
+    default = no_memory()  # built before the task is noted: the note is for the next solver
+    BUILT_TASKS.built(shown.name)  # which refuses what this protocol hides
     return Task(
         dataset=samples,
-        solver=no_memory(),
+        solver=default,
         scorer=[judged, memory_selection()],
         config=GenerateConfig(temperature=0.0, max_tokens=ANSWER_MAX_TOKENS),
         metadata={

@@ -109,36 +109,22 @@ PREFER: dict[str, Callable[[Candidate], tuple[float, ...]]] = {
 
 @dataclass(frozen=True)
 class CMIConfig:
-    """CMI's parameters (``-S name=value``); a choice left None follows the protocol's
-    profile (``profiles.PROFILES``). The log records them resolved (``resolved``)."""
+    """CMI's parameters, each documented once, as ``-S`` arguments, in ``CMI``'s docstring. A
+    choice left None follows the protocol's profile (``profiles.PROFILES``); the log records
+    them resolved (``resolved``)."""
 
     k: int = 3
     tau_u: float | None = None
-    """Defaults to the protocol's (``Profile.tau_u``)."""
     tau_s: float | None = None
-    """Defaults to the protocol's (``Profile.tau_s``)."""
     budget: int | None = None
-    """Most memories kept; defaults to the protocol's (``Profile.budget``), else k."""
     prefer: str | None = None
-    """Which passing candidates fill the budget first (``PREFER``); defaults to the
-    protocol's (``Profile.prefer``)."""
     ablation: str = "full"
     risk_filter: str | None = None
-    """A name of ``risk.RISK_FILTERS``."""
     lazy_perturb: bool = False
-    """Skip the perturbed call of a candidate whose utility already rules it out."""
     intervention: str | None = None
-    """A name of ``scorers.INTERVENTION_SCORERS``."""
     effect: str | None = None
-    """A name of ``effect.EFFECTS``: ``answer`` or ``graded``."""
     conflict_similarity: float = 0.88
-    """Embedding cosine from which two candidates count as versions of one claim (evidence
-    risk filter): a poison is most often a close paraphrase of the memory it distorts."""
     conflict_overlap: float = 0.5
-    """Or the share of the shorter memory's content words that the other has too
-    (``evidence.word_overlap``), from which they count as versions of one claim whatever
-    the embedder's scale. Not reflection's ``CONFLICT_WORDING_JACCARD``, a Jaccard of
-    wordings without their dates and numbers."""
 
     def __post_init__(self) -> None:
         choose("ablation", self.ablation, tuple(ABLATIONS))

@@ -20,8 +20,9 @@ from sklearn.model_selection import GroupKFold
 
 from cmi_inspect.blinding import ANSWER_SUFFIX
 from cmi_inspect.data import ExampleRecord
+from cmi_inspect.protocol import ProtocolName
 from cmi_inspect.text import tokens
-from cmi_inspect.view import ProtocolName, key_to_memory_id, memory_view
+from cmi_inspect.view import key_to_memory_id, memory_view
 
 COMPARISONS = {"harmful_vs_useful": "useful", "harmful_vs_irrelevant": "irrelevant"}
 CONTROLLED = (0.40, 0.60)

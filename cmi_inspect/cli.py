@@ -79,6 +79,13 @@ def main(argv: list[str] | None = None) -> int:
         help=f"seconds before a model request is abandoned (default {DEFAULT_TIMEOUT})",
     )
     run.add_argument(
+        "--time-limit",
+        type=int,
+        metavar="SECONDS",
+        help="wall-clock seconds a sample may run, waits for the model included (default: no "
+        "limit); one that runs longer stops and is scored with what it had",
+    )
+    run.add_argument(
         "--max-retries",
         type=int,
         default=DEFAULT_RETRIES,
@@ -183,6 +190,9 @@ def _run(args: argparse.Namespace) -> int:
         cache=args.cache,
         max_connections=args.max_connections,
         serve=None if args.serve is None else positive_int("--serve", args.serve),
+        time_limit=None
+        if args.time_limit is None
+        else positive_int("--time-limit", args.time_limit),
     )
     if left:
         print(

@@ -13,6 +13,7 @@ remote API.
 
 from __future__ import annotations
 
+import contextvars
 import fcntl
 import io
 import os
@@ -89,6 +90,7 @@ def run_all(
     cache: bool = True,
     max_connections: int | None = None,
     serve: int | None = None,
+    time_limit: int | None = None,
 ) -> list[str]:
     """Run the strategies (and CMI's ablations, under a label-free protocol those that
     read no label) with ``eval_set``; the runs that did not finish (none when all succeeded).
@@ -102,6 +104,9 @@ def run_all(
     slots (``-M parallel``), for the length of the run, and the tasks reach it as
     ``openai-api/cmi-served/NAME``; the cache then holds the server's address, so it serves
     that one run.
+
+    With ``time_limit`` a sample that runs longer (in seconds, wall-clock) stops there and
+    is scored with what it had: a strategy that hangs holds up its own samples only.
     """
     from inspect_ai import eval_set, task_with
     from inspect_ai.model import CachePolicy
@@ -143,7 +148,10 @@ def run_all(
         if serve:
             chosen, settings = stack.enter_context(served(chosen, served_args))
             model_args, config = {}, {**settings, **config}  # the arguments went to the server
-        _, logs = eval_set(
+        # in a context of its own: eval_set leaves its generate config (the cache policy) in
+        # the caller's context, where later model calls of the same process would read it
+        _, logs = contextvars.copy_context().run(
+            eval_set,
             tasks,
             log_dir=log_dir,
             model=chosen,
@@ -155,6 +163,7 @@ def run_all(
             retry_on_error=1,
             fail_on_error=0.1,
             timeout=timeout,
+            time_limit=time_limit,
             max_retries=max_retries,
             cache=CachePolicy(expiry=None) if cache else None,
             **config,
@@ -181,8 +190,9 @@ def served(model: str, model_args: dict[str, Any]) -> Iterator[tuple[str, dict[s
     from cmi_inspect.local_model.served import serve_engine
 
     name = model.removeprefix("gguf/")
-    os.environ.setdefault(f"{SERVED_SERVICE.upper().replace('-', '_')}_API_KEY", "none")
     with serve_engine(name, model_args) as server:
+        # the server takes its fresh key only: Inspect's provider reads it from here
+        os.environ[f"{SERVED_SERVICE.upper().replace('-', '_')}_API_KEY"] = server.api_key
         settings = {"model_base_url": server.url, "max_connections": model_args["parallel"]}
         yield f"openai-api/{SERVED_SERVICE}/{server.model}", settings
 

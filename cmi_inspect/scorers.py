@@ -1,4 +1,10 @@
-"""The paper's hybrid task score and the memory-selection metrics as Inspect scorers."""
+"""The paper's hybrid task score and the memory-selection metrics as Inspect scorers.
+
+Both read the answer key from the sealed copy (``answer_key``), never from the sample: the
+task hands them its data file, sha256 and protocol. A sample whose metadata or target no
+longer match what the key says it carries fails, naming its strategy, instead of being
+scored; each score records the data's and the example's sha256.
+"""
 
 from __future__ import annotations
 
@@ -19,10 +25,11 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
-from cmi_inspect.dataset import CausalLocomoMetadata
+from cmi_inspect.answer_key import AnswerKeyError, SealedExample, sealed_example
 from cmi_inspect.errors import choose
 from cmi_inspect.hedge import hedge
 from cmi_inspect.judge import JUDGE_PROMPT_VERSION, judge_answer
+from cmi_inspect.protocol import named_protocol
 from cmi_inspect.scoring import (
     SELECTION_KEYS,
     SUCCESS_THRESHOLD,
@@ -36,6 +43,23 @@ from cmi_inspect.view import key_to_memory_id
 
 SCORINGS = ("paper", "strict")
 """``-T scoring=``: how success is counted (the default is the protocol's, ``Protocol.scoring``)."""
+
+
+def sealed(state: TaskState, data_file: str, data_sha256: str, protocol: str) -> SealedExample:
+    """The sample's entry of the sealed key, once what the sample carries is checked against
+    it; the sample's metadata then becomes the whole record, for the log."""
+    shown = named_protocol(protocol).name
+    example = sealed_example(data_file, data_sha256, str(state.sample_id), shown)
+    changed = example.changed(state.metadata, list(state.target.target))
+    if changed:
+        strategy = state.store_as(MemorySelection).strategy or "none recorded"
+        raise AnswerKeyError(
+            f"Sample {state.sample_id!r} carries a {', '.join(changed)} that the answer key "
+            f"(sha256 {data_sha256[:12]}...) does not: it was changed while it ran (strategy "
+            f"{strategy!r}), so it is not scored."
+        )
+    state.metadata = example.metadata.model_dump(mode="json")
+    return example
 
 
 @metric
@@ -60,7 +84,7 @@ def count() -> Metric:
         "hedged": [mean()],
     }
 )
-def task_score(scoring: str = "paper") -> Scorer:
+def task_score(data_file: str, data_sha256: str, protocol: str, scoring: str = "paper") -> Scorer:
     """0.7 x deterministic rules + 0.3 x judge; success when the score is at least 0.7.
 
     The judge is the ``grader`` model role when one is given, else the
@@ -71,13 +95,17 @@ def task_score(scoring: str = "paper") -> Scorer:
     never credits one, and under ``scoring="strict"`` it is no success whatever its score.
 
     Args:
+        data_file: The data file the answer key is read from.
+        data_sha256: Its content's sha256, as the task recorded it.
+        protocol: The task's protocol.
         scoring: ``paper`` (success as the paper counts it) or ``strict`` (a hedge is
             never a success).
     """
     choose("scoring", scoring, SCORINGS)
 
     async def score(state: TaskState, target: Target) -> Score:
-        meta = state.metadata_as(CausalLocomoMetadata)
+        example = sealed(state, data_file, data_sha256, protocol)
+        meta = example.metadata
         response = state.output.completion
         criteria = meta.scoring_criteria
         det = deterministic_score(response, criteria)
@@ -88,7 +116,10 @@ def task_score(scoring: str = "paper") -> Scorer:
         )  # fmt: skip
         total = hybrid_score(det, verdict.score)
         success = total >= SUCCESS_THRESHOLD and not (scoring == "strict" and hedged.hedged)
-        explanation = f"deterministic {det:.3f}, judge {verdict.score:.3f} ({verdict.judge})"
+        explanation = (
+            f"deterministic {det:.3f}, judge {verdict.score:.3f} ({verdict.judge}); "
+            f"expected {criteria.expected_answer!r}"
+        )
         if verdict.error:
             explanation += f"; judge verdict scored 0: {verdict.error}"
         if hedged.hedged:
@@ -111,6 +142,7 @@ def task_score(scoring: str = "paper") -> Scorer:
                 "judge_prompt_version": JUDGE_PROMPT_VERSION,
                 "scoring": scoring,
                 "hedge_values": hedged.values,
+                "answer_key": example.seal_record(),
             },
         )
 
@@ -126,15 +158,21 @@ def _selection_table(rows: list[dict[str, Any]]) -> str:
 
 
 @scorer(metrics={key: [mean(), stderr()] for key in SELECTION_KEYS})
-def memory_selection() -> Scorer:
+def memory_selection(data_file: str, data_sha256: str, protocol: str) -> Scorer:
     """Recall, precision, useful F1, poison adoption, bad rejection and count of the selection.
 
     Labels are joined here, after the strategy ran: the strategy's keys are
-    mapped back to memory ids and compared with the sample's answer key.
+    mapped back to memory ids and compared with the sealed answer key.
+
+    Args:
+        data_file: The data file the answer key is read from.
+        data_sha256: Its content's sha256, as the task recorded it.
+        protocol: The task's protocol.
     """
 
     async def score(state: TaskState, target: Target) -> Score:
-        meta = state.metadata_as(CausalLocomoMetadata)
+        example = sealed(state, data_file, data_sha256, protocol)
+        meta = example.metadata
         record = state.store_as(MemorySelection)
         ids = key_to_memory_id(meta.example_id, meta.memory_bank, meta.protocol)
         labels = meta.labels
@@ -145,7 +183,12 @@ def memory_selection() -> Scorer:
         ]
         explanation = f"{record.strategy}: {len(selected)} selected\n\n{_selection_table(rows)}"
         names = {key: f"{m} ({labels[m]})" for key, m in ids.items()}
-        details = strategy_class(record.strategy).explain(record.details, names)
+        # no strategy recorded: the sample ran out of time before its strategy chose
+        details = (
+            strategy_class(record.strategy).explain(record.details, names)
+            if record.strategy
+            else ""
+        )
         if details:
             explanation += "\n\n" + details
         metrics = selection_metrics(
@@ -155,7 +198,11 @@ def memory_selection() -> Scorer:
             value=metrics,
             answer=", ".join(selected),
             explanation=explanation,
-            metadata={"strategy": record.strategy, "selected": rows},
+            metadata={
+                "strategy": record.strategy,
+                "selected": rows,
+                "answer_key": example.seal_record(),
+            },
         )
 
     return score

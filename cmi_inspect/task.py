@@ -9,19 +9,20 @@ vector_memory, graph_memory, reflection_memory, cmi (default: no_memory).
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
 
-from cmi_inspect.data import TASK_FAMILIES, sha256_of, user_path
-from cmi_inspect.dataset import causal_locomo_dataset
-from cmi_inspect.errors import UserError
+from cmi_inspect.data import TASK_FAMILIES
+from cmi_inspect.dataset import SampleView, causal_locomo_dataset
+from cmi_inspect.errors import UserError, choose
 from cmi_inspect.judge import JUDGE_PROMPT_VERSION
 from cmi_inspect.prompts import PROMPT_VERSION
 from cmi_inspect.protocol import BUILT_TASKS, named_protocol
-from cmi_inspect.scorers import memory_selection, task_score
+from cmi_inspect.scorers import SCORINGS, memory_selection, task_score
 from cmi_inspect.solvers import no_memory
 
 ANSWER_MAX_TOKENS = 96
-TASK_VERSION = 4
+TASK_VERSION = 5
 """Bumped when the task's samples or scoring change (3: typed metadata, artefact-free blind;
-4: the data's sha256 in the version). The logged version is ``TASK_VERSION-<sha256 prefix>``."""
+4: the data's sha256 in the version; 5: the answer key sealed, out of the running sample).
+The logged version is ``TASK_VERSION-<sha256 prefix>``."""
 
 
 @task
@@ -56,17 +57,21 @@ def causal_locomo(
                 "-T task_families= is empty: leave it out for every family, or name some of "
                 f"{', '.join(TASK_FAMILIES)}."
             )
-    # the scoring is checked before any data is read
     shown = named_protocol(protocol)
-    judged = task_score(scoring or shown.scoring)
+    choose("scoring", scoring or shown.scoring, SCORINGS)  # checked before any data is read
     samples = causal_locomo_dataset(protocol, task_families, data_file, dataset)  # type: ignore[arg-type]
-    digest = sha256_of(user_path(samples.location or ""))
+    view = SampleView.model_validate(samples[0].metadata)
+    digest = view.data_sha256
     default = no_memory()  # built before the task is noted: the note is for the next solver
     BUILT_TASKS.built(shown.name)  # which refuses what this protocol hides
     return Task(
         dataset=samples,
         solver=default,
-        scorer=[judged, memory_selection()],
+        # the scorers read the answer key from the data file, never from a sample
+        scorer=[
+            task_score(view.data_file, digest, protocol, scoring or shown.scoring),
+            memory_selection(view.data_file, digest, protocol),
+        ],
         config=GenerateConfig(temperature=0.0, max_tokens=ANSWER_MAX_TOKENS),
         metadata={
             "answer_prompt": PROMPT_VERSION,

@@ -221,3 +221,22 @@ def run_blind(solver: Any, tmp_path: Path, prompts: list[str] | None = None, **t
         log_dir=str(tmp_path),
     )
     return log
+
+
+@pytest.fixture
+def hostile():
+    """The hostile strategies of ``tests/strategies/hostile.py``, installed as a package's
+    entry points would install them (``strategy_class`` finds them by name)."""
+    from importlib.metadata import EntryPoint
+
+    import cmi_inspect.strategies as strategies
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(REPO / "tests" / "strategies"))
+        from hostile import HOSTILE
+
+        points = [EntryPoint(name, value, strategies.ENTRY_POINT_GROUP) for name, value in HOSTILE.items()]
+        patch.setattr(strategies, "entry_points", lambda group: points)
+        strategies.installed_strategies.cache_clear()
+        yield
+    strategies.installed_strategies.cache_clear()

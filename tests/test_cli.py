@@ -134,3 +134,15 @@ def test_run_takes_inspects_range_form_of_limit(tmp_path, capsys):
     capsys.readouterr()
     assert main(["report", str(logs)]) == 0
     assert "| no_memory | fixed_latency/0 | paper | 2 | 0 |" in capsys.readouterr().out
+
+
+def test_time_limit_reaches_the_run_and_a_bad_one_is_one_line(tmp_path, capsys, monkeypatch):
+    import cmi_inspect.run
+
+    seen = {}
+    monkeypatch.setattr(cmi_inspect.run, "run_all", lambda *a, **kw: seen.update(kw) or [])
+    assert main(["run", str(tmp_path / "logs"), "--time-limit", "600"]) == 0
+    assert seen["time_limit"] == 600
+    assert main(["run", str(tmp_path / "logs"), "--time-limit", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--time-limit must be an integer of at least 1, got 0" in err and len(err.strip().splitlines()) == 1

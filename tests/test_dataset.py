@@ -3,27 +3,51 @@
 from __future__ import annotations
 
 import pytest
-from cmi_inspect.dataset import CausalLocomoMetadata, causal_locomo_dataset
+from cmi_inspect.data import DataError, sha256_of
+from cmi_inspect.dataset import SampleView, causal_locomo_dataset, load_examples, record_metadata
 from cmi_inspect.errors import PrerequisiteError, UserError
 
 from conftest import SYNTHETIC
 
 
-def test_sample_fields():
+def test_a_sample_carries_its_view_and_no_answer_key():
     dataset = causal_locomo_dataset(data_file=SYNTHETIC)
     sample = dataset[0]
     assert sample.id == "syn_0000"
     assert sample.input == "When did Priya adopt the greyhound Comet?"
-    assert sample.target == ["3 March 2022", "March 3, 2022", "2022-03-03"]
-    meta = CausalLocomoMetadata.model_validate(sample.metadata)
-    assert meta.protocol == "paper"
-    assert meta.task_family == "temporal_memory_qa"
+    assert sample.target == ""  # the gold answers are the scorers', from the sealed key
+    view = SampleView.model_validate(sample.metadata)
+    assert (view.protocol, view.task_family) == ("paper", "temporal_memory_qa")
+    assert [m.key for m in view.memories] == ["gold_00", "irr_00", "irr_01", "harm_00"]  # paper shows ids
+    assert [m.label for m in view.memories][1] == "irrelevant"  # and labels
+    assert len(view.past_sessions) == 3
+    assert (view.data_file, view.data_sha256) == (str(SYNTHETIC), sha256_of(SYNTHETIC))
+    assert sample.metadata is not None and not {"memory_bank", "scoring_criteria", "gold_memory_ids"} & set(
+        sample.metadata
+    )
+    blind = SampleView.model_validate(causal_locomo_dataset("blind", data_file=SYNTHETIC)[0].metadata)
+    assert [m.key for m in blind.memories] == ["m1", "m2", "m3", "m4"]
+    assert {m.label for m in blind.memories} == {None}
+    assert "Resolved" not in " ".join(m.content for m in blind.memories)
+
+
+def test_the_whole_record_is_the_one_scored_samples_log(synthetic_records):
+    meta = record_metadata(synthetic_records[0], "paper")
     assert meta.gold_memory_ids == ["gold_00"]
     assert meta.harmful_ids == {"harm_00"}
     assert [m.memory_id for m in meta.memory_bank] == ["gold_00", "irr_00", "irr_01", "harm_00"]
     assert meta.labels["irr_00"] == "irrelevant"
-    assert len(meta.past_sessions) == 3
     assert meta.scoring_criteria.must_not_include == ["9 March 2022"]
+
+
+def test_a_file_that_changed_since_it_was_hashed_is_refused(tmp_path):
+    copy = tmp_path / "data.jsonl"
+    copy.write_bytes(SYNTHETIC.read_bytes())
+    digest = sha256_of(copy)
+    assert len(load_examples(copy, digest)) == 3
+    copy.write_bytes(SYNTHETIC.read_bytes().replace(b"3 March 2022", b"4 March 2022"))
+    with pytest.raises(DataError, match=r"data\.jsonl changed during the run: sha256 .* not the"):
+        load_examples(copy, digest)
 
 
 def test_release_loads_with_stable_ids(release_file):

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from cmi_inspect.judge import FALLBACK_JUDGE
 from cmi_inspect.local_model import choose_extra_bufts, resolve_gguf
-from cmi_inspect.local_model.served import ALIAS, served_model
+from cmi_inspect.local_model.served import ALIAS, ServedModel, served_model
 from inspect_ai.log import read_eval_log
 
 from conftest import REPO
@@ -34,16 +34,16 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def server_url() -> str:
-    """Base URL of llama.cpp's server on loopback serving the bundled model, started as
+def server() -> ServedModel:
+    """llama.cpp's server on loopback (its URL and key) serving the bundled model, started as
     mem0's adapter starts it (``local_model.served``) and stopped when the tests end."""
     path = resolve_gguf("smollm2")
-    return served_model(path, 4096, choose_extra_bufts("auto", path).extra_bufts).url
+    return served_model(path, 4096, choose_extra_bufts("auto", path).extra_bufts)
 
 
-def test_vector_memory_answered_and_graded_through_the_server(server_url, tmp_path, release_file):
+def test_vector_memory_answered_and_graded_through_the_server(server, tmp_path, release_file):
     env = {k: v for k, v in os.environ.items() if k != "INSPECT_EVAL_MODEL"}
-    env |= {"LLAMACPP_BASE_URL": server_url, "LLAMACPP_API_KEY": "none"}
+    env |= {"LLAMACPP_BASE_URL": server.url, "LLAMACPP_API_KEY": server.api_key}
     subprocess.run(
         [
             INSPECT,

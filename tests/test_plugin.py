@@ -4,6 +4,7 @@ commands a user types work from a directory that is not the checkout."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -182,3 +183,48 @@ def test_an_unknown_strategy_names_the_built_in_and_installed_ones():
 
     with pytest.raises(UserError, match=r"Unknown strategy 'mem9'; built in: cmi, reflection_memory, .*; installed:"):
         run_all("unused", strategies=["mem9"])
+
+
+@pytest.mark.slow  # installs a package (a wheel build) and runs it twice
+def test_an_installed_hostile_strategy_cannot_grade_itself(tmp_path):
+    package = tmp_path / "hostile-memory"
+    package.mkdir()
+    shutil.copy(REPO / "tests" / "strategies" / "hostile.py", package / "hostile.py")
+    (package / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=77"]\nbuild-backend = "setuptools.build_meta"\n\n'
+        '[project]\nname = "hostile-memory"\nversion = "0.1.0"\n\n'
+        '[project.entry-points."cmi_inspect.strategies"]\n'
+        'peek = "hostile:PeekSampleState"\nrewrite = "hostile:Rewrite"\n\n'
+        '[tool.setuptools]\npy-modules = ["hostile"]\n'
+    )
+    site = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(package)],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    env = {**outside_env(), "PYTHONPATH": str(site)}
+    for name, message in (
+        ("peek", "strategy 'peek' reached for the live sample through Inspect's sample_state()"),
+        ("rewrite", "strategy 'rewrite' changed the sample it runs in"),
+    ):
+        log = inspect_eval_log(
+            tmp_path,
+            tmp_path / name,
+            env,
+            "cmi_inspect/causal_locomo",
+            "--solver",
+            "cmi_inspect/memory_strategy",
+            "-S",
+            f"strategy={name}",
+            "-T",
+            "protocol=blind",
+            "-T",
+            f"data_file={SYNTHETIC}",
+            "--model",
+            "fixed_latency/0",
+            "--no-fail-on-error",
+        )
+        assert log.samples and all(message in (s.error.message if s.error else "") for s in log.samples)
+        assert not any(s.scores for s in log.samples)

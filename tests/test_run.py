@@ -230,3 +230,36 @@ def test_a_limit_is_checked_against_the_data_and_its_range_form_runs_those_sampl
     assert run_all(str(tmp_path / "logs"), limit=(1, 3), **args) == []
     [info] = list_eval_logs(str(tmp_path / "logs"))
     assert [s.id for s in read_eval_log(info.name).samples or []] == ["syn_0001", "syn_0002"]
+
+
+def test_a_hanging_strategy_stops_at_the_time_limit_and_the_run_goes_on(tmp_path, hostile):
+    left = run_all(
+        str(tmp_path),
+        strategies=["hang", "no_memory"],
+        model="fixed_latency/0",
+        task_args={"data_file": str(SYNTHETIC)},
+        time_limit=1,
+    )
+    assert left == []
+    logs = {h.eval.task: h for h in (read_eval_log(i.name) for i in list_eval_logs(str(tmp_path)))}
+    hung = logs["causal_locomo: hang (paper)"]
+    assert hung.eval.config.time_limit == 1
+    assert hung.samples and {s.limit.type if s.limit else None for s in hung.samples} == {"time"}
+    assert all(s.scores and s.store.get("MemorySelection:selected", []) == [] for s in hung.samples)
+    assert logs["causal_locomo: no_memory (paper)"].status == "success"
+
+
+def test_a_run_leaves_no_cache_policy_behind_for_later_model_calls(tmp_path):
+    import asyncio
+
+    from conftest import mock_model
+
+    assert (
+        run_all(
+            str(tmp_path), strategies=["no_memory"], model="fixed_latency/0", task_args={"data_file": str(SYNTHETIC)}
+        )
+        == []
+    )
+    first = asyncio.run(mock_model(lambda p: "first").generate("the same prompt"))
+    second = asyncio.run(mock_model(lambda p: "second").generate("the same prompt"))
+    assert (first.completion, second.completion) == ("first", "second")  # not read from the cache

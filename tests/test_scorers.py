@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from cmi_inspect.answer_key import sealed_example
+from cmi_inspect.data import sha256_of
+from cmi_inspect.dataset import CausalLocomoMetadata
 from cmi_inspect.judge import JUDGE_PROMPT_VERSION
 from cmi_inspect.solvers import cmi, full_history, no_memory, vector_memory
 from cmi_inspect.task import causal_locomo
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
+from inspect_ai.solver import Generate, Solver, TaskState, chain, solver
 
 from conftest import SYNTHETIC, mock_model, require_data, samples_of, score_of, value_of
 
@@ -161,3 +165,69 @@ def test_cmi_diagnostics_reach_the_log(tmp_path):
     assert {c["key"] for c in candidates} == {"gold_00", "irr_00", "irr_01", "harm_00"}
     assert sample.output.completion == "3 March 2022"
     assert "details" not in score.metadata  # logged once, in the store
+
+
+def test_scores_come_from_the_sealed_key_and_say_which(tmp_path):
+    log = run(no_memory(), lambda p: "3 March 2022", tmp_path, protocol="blind", data_file=str(SYNTHETIC))
+    digest = sha256_of(SYNTHETIC)
+    for sample in samples_of(log):
+        assert sample.target == ""  # the sample never carried its gold answers
+        meta = sample.metadata_as(CausalLocomoMetadata)  # the whole record, once scored, for the log
+        sealed = sealed_example(str(SYNTHETIC), digest, str(sample.id), "blind")
+        assert meta == sealed.metadata and meta.protocol == "blind"
+        for name in ("task_score", "memory_selection"):
+            assert score_of(sample, name).metadata["answer_key"] == {
+                "data_sha256": digest,
+                "example_sha256": sealed.digest,
+            }
+    first = score_of(samples_of(log)[0], "task_score")
+    assert first.value["score"] == 1.0 and "expected '3 March 2022'" in first.explanation
+
+
+@solver
+def tamper(field: str) -> Solver:
+    """A step after the strategy's that changes one metadata field of the sample."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        state.metadata[field] = "tampered"
+        return state
+
+    return solve
+
+
+def test_a_sample_changed_after_its_strategy_ran_is_not_scored(tmp_path):
+    [log] = inspect_eval(
+        causal_locomo(data_file=str(SYNTHETIC)),
+        solver=chain(no_memory(), tamper("task_family")),
+        model=mock_model(lambda p: "I do not know."),
+        display="none",
+        log_dir=str(tmp_path),
+        fail_on_error=False,
+    )
+    for sample in samples_of(log):
+        assert not sample.scores and sample.error is not None
+        assert f"Sample '{sample.id}' carries a task_family that the answer key (sha256 " in sample.error.message
+        assert "(strategy 'no_memory'), so it is not scored" in sample.error.message
+
+
+def test_a_data_file_changed_during_the_run_fails_every_sample(tmp_path):
+    data = tmp_path / "data.jsonl"
+    data.write_bytes(SYNTHETIC.read_bytes())
+
+    @solver
+    def edit() -> Solver:
+        async def solve(state: TaskState, generate: Generate) -> TaskState:
+            data.write_bytes(SYNTHETIC.read_bytes().replace(b"3 March 2022", b"4 March 2022"))
+            return state
+
+        return solve
+
+    [log] = inspect_eval(
+        causal_locomo(data_file=str(data)),
+        solver=chain(no_memory(), edit()),
+        model=mock_model(lambda p: "I do not know."),
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+        fail_on_error=False,
+    )
+    assert all("data.jsonl changed during the run" in (s.error.message if s.error else "") for s in samples_of(log))

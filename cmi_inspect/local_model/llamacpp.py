@@ -113,9 +113,16 @@ class LlamaCpp:
         the end-of-turn token (as its own chat handler spells it)."""
         return [*(stop or []), self.llm._model.token_get_text(self.llm.token_eos())]
 
-    def completion(self, prompt: list[int], max_tokens: int, stop: list[str] | None) -> Completion:
+    def completion(
+        self,
+        prompt: list[int],
+        max_tokens: int,
+        stop: list[str] | None,
+        cancel: threading.Event | None = None,
+    ) -> Completion:
         """An empty greedy completion of ``prompt``, stopped as ``complete`` stops."""
-        return Completion(self, prompt, max_tokens, [s.encode() for s in self.stops(stop)])
+        stops = [s.encode() for s in self.stops(stop)]
+        return Completion(self, prompt, max_tokens, stops, cancel=cancel)
 
     def detokenize(self, tokens: list[int], prev: list[int]) -> bytes:
         return self.llm.detokenize(tokens, prev_tokens=prev)
@@ -139,15 +146,38 @@ class LlamaCpp:
         self.llm.reset()
 
     def complete(
-        self, messages: list[dict[str, str]], max_tokens: int, stop: list[str] | None
+        self,
+        messages: list[dict[str, str]],
+        max_tokens: int,
+        stop: list[str] | None,
+        cancel: threading.Event | None = None,
     ) -> dict[str, Any]:
-        """A greedy chat completion, in llama-cpp-python's OpenAI-style response dict."""
+        """A greedy chat completion, in llama-cpp-python's OpenAI-style response dict; once
+        ``cancel`` is set, it ends at its next token."""
         return self.llm.create_chat_completion(  # type: ignore[return-value]
             messages=messages,  # type: ignore[arg-type]
             temperature=0.0,
             max_tokens=max_tokens,
             stop=stop,
+            logits_processor=self._ended_by(cancel) if cancel is not None else None,
         )
+
+    def _ended_by(self, cancel: threading.Event) -> Any:
+        """A logits processor that leaves the logits as they are until ``cancel`` is set,
+        then leaves the end-of-turn token alone possible (the one hook into
+        ``create_chat_completion``'s loop: an exception raised there would be lost in
+        llama.cpp's sampler callback)."""
+        from llama_cpp import LogitsProcessorList
+
+        end = self.end_of_turn()
+
+        def processor(_: Any, logits: np.ndarray) -> np.ndarray:
+            if cancel.is_set():
+                logits[:] = -np.inf
+                logits[end] = 0.0
+            return logits
+
+        return LogitsProcessorList([processor])
 
     def save_state(self) -> ctypes.Array[ctypes.c_uint8]:
         """The KV state of the context's sequence, as llama.cpp serialises it."""
@@ -227,11 +257,13 @@ class Completion:
     text: bytes = b""
     finish_reason: str | None = None
     """None while it goes on; then ``stop`` or ``length``."""
+    cancel: threading.Event | None = None
+    """Once set, the completion ends at its next token."""
     _multibyte: int = 0
 
     def add(self, token: int) -> bool:
         """Take the next greedy token; True when the completion has ended."""
-        if self.llm.is_end(token):
+        if self.llm.is_end(token) or (self.cancel is not None and self.cancel.is_set()):
             self.text, self.finish_reason = self.llm.detokenize(self.tokens, self.prompt), "stop"
             return True
         self.tokens.append(token)

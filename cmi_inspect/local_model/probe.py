@@ -7,12 +7,21 @@ catch that, so before the first model load the provider runs one decode of a lon
 with the extra buffers in a child process. Its verdict is cached per machine, llama.cpp
 build and model file; a crash in the child turns the extra buffers off, and the eval goes
 on. ``-M extra_bufts=on|off`` skips the probe.
+
+Only a verdict the machine gave is kept: a clean exit, or a crash the CPU causes (SIGILL,
+SIGSEGV, SIGBUS, SIGFPE); a child killed (SIGKILL, as the out-of-memory killer does, or
+SIGTERM), timed out or failed in Python is probed again by the next run. A cached file that
+is not exactly a verdict (a field missing or of another type) counts as none, and a cache
+folder that cannot be written leaves the verdict uncached with a one-line warning.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import logging
+import math
 import os
 import platform
 import signal
@@ -32,9 +41,14 @@ PROBE_TOKENS = 640
 """Prompt tokens the probe decodes: a full 512-token batch and a 128-token one, where the
 crash shows (on prompts of a few hundred tokens); then a few one-token decodes."""
 PROBE_TIMEOUT_S = 300
+CPU_SIGNALS = frozenset({signal.SIGILL, signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE})
+"""The deaths that say the CPU cannot run the extra buffers (an instruction it lacks, an
+access its buffers' layout breaks): the only ones kept as the machine's verdict."""
 VERDICT_ENV = "CMI_PROBE_VERDICT"
 """Set to ``usable`` or ``unusable`` to take that verdict instead of probing (``auto`` only):
 for tests, which must hold whichever way the probe decides on the machine they run on."""
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -45,8 +59,32 @@ class ProbeResult:
     reason: str
     seconds: float
     cacheable: bool
-    """Only a clean exit or a death by signal says something about the machine; a
-    timeout or a Python error in the child is not kept for later runs."""
+    """Only a clean exit or a crash the CPU causes (``CPU_SIGNALS``) says something about the
+    machine; a timeout, a Python error or a kill (the out-of-memory killer's SIGKILL, a
+    SIGTERM) in the child is not kept for later runs."""
+
+    @classmethod
+    def from_json(cls, text: str) -> ProbeResult | None:
+        """A verdict as ``probed`` wrote it, or None for anything else: a field missing,
+        extra or of another type (``"usable": "false"`` is not a verdict)."""
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return None
+        fields = ("usable", "reason", "seconds", "cacheable")
+        if not isinstance(data, dict) or data.keys() != set(fields):
+            return None
+        usable, reason, seconds, cacheable = (data[name] for name in fields)
+        if not (
+            isinstance(usable, bool)
+            and isinstance(reason, str)
+            and type(seconds) in (int, float)
+            and math.isfinite(seconds)
+            and seconds >= 0
+            and cacheable is True  # only cacheable verdicts are written
+        ):
+            return None
+        return cls(usable, reason, float(seconds), cacheable)
 
 
 @dataclass(frozen=True)
@@ -119,7 +157,8 @@ def run_probe(command: Sequence[str], timeout: float = PROBE_TIMEOUT_S) -> Probe
             name = signal.Signals(-code).name
         except ValueError:
             name = f"signal {-code}"
-        return ProbeResult(False, f"the child died of {name}", seconds, cacheable=True)
+        cpu = -code in CPU_SIGNALS
+        return ProbeResult(False, f"the child died of {name}", seconds, cacheable=cpu)
     last = (done.stderr or done.stdout or "").strip().splitlines()[-1:] or ["no output"]
     return ProbeResult(False, f"the child exited {code}: {last[0]}", seconds, cacheable=False)
 
@@ -128,15 +167,27 @@ def probed(model: Path, command: Sequence[str] | None = None) -> tuple[ProbeResu
     """The verdict for ``model`` on this machine, and whether it came from the cache."""
     path = verdict_path(probe_key(model))
     try:
-        return ProbeResult(**json.loads(path.read_text())), True
-    except (OSError, ValueError, TypeError):
-        pass
+        cached = ProbeResult.from_json(path.read_text())
+    except (OSError, UnicodeDecodeError):
+        cached = None
+    if cached is not None:
+        return cached, True
     result = run_probe(command or child_command(model))
     if result.cacheable:
-        path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_text(json.dumps(asdict(result)))
-        partial.replace(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial.write_text(json.dumps(asdict(result)))
+            partial.replace(path)
+        except OSError as ex:
+            with contextlib.suppress(OSError):
+                partial.unlink(missing_ok=True)
+            logger.warning(
+                "The extra-buffers probe's verdict is not cached (%s: %s); the next run "
+                "probes again.",
+                path.parent,
+                ex.strerror or ex,
+            )
     return result, False
 
 

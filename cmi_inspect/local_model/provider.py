@@ -68,15 +68,21 @@ class GGUFModel(ModelAPI):
         base_url: str | None = None,
         api_key: str | None = None,
         config: GenerateConfig = _NO_CONFIG,
-        n_ctx: int = DEFAULT_N_CTX,
+        n_ctx: int | str = DEFAULT_N_CTX,
         n_threads: int | str | None = None,
-        prefix_cache_mb: int = DEFAULT_PREFIX_CACHE_MB,
+        prefix_cache_mb: int | str = DEFAULT_PREFIX_CACHE_MB,
         extra_bufts: str | bool = "auto",
         parallel: int | str = 1,
         **model_args: Any,
     ) -> None:
         if model_args:
             raise UserError(f"Unknown arguments for the gguf provider: {sorted(model_args)}")
+        numbers = (  # checked before the probe runs
+            positive_int("n_ctx", n_ctx),
+            positive_int("n_threads", n_threads) if n_threads is not None else None,
+            positive_int("prefix_cache_mb", prefix_cache_mb, minimum=0),
+            positive_int("parallel", parallel),
+        )
         path = resolve_gguf(model_name)
         self.choice = choose_extra_bufts(extra_bufts, path)
         # Inspect keys its model-call cache on the base URL: make it the file's identity
@@ -85,10 +91,7 @@ class GGUFModel(ModelAPI):
         identity = gguf_identity(path) + ("" if self.choice.extra_bufts else ":no-extra-bufts")
         super().__init__(model_name, base_url or identity, api_key, [], config)
         self.path: Path = path
-        self.n_ctx = int(n_ctx)
-        self.n_threads = int(n_threads) if n_threads is not None else None
-        self.prefix_cache_mb = int(prefix_cache_mb)
-        self.parallel = positive_int("parallel", parallel)
+        self.n_ctx, self.n_threads, self.prefix_cache_mb, self.parallel = numbers
         set_model_info(
             f"gguf/{model_name}",
             ModelInfo(context_length=self.n_ctx, output_tokens=self.n_ctx),

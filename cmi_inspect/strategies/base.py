@@ -4,24 +4,43 @@ A strategy receives the request and the protocol's view of the memory bank,
 chooses memories (possibly deriving text from them) and returns the prompt
 the response model answers; the solver records the choice in the sample's
 store and produces the final answer.
+
+The boundary around ``select`` (``sealed_select``). Refused: it runs in an asyncio task of
+its own, so the solver's frame and Inspect's are not on its stack, in a context where
+Inspect's ``sample_state()`` is a tripwire (anything but the epoch, which the model-call
+cache reads, fails the sample naming the strategy, even if the strategy catches the error)
+and ``store()`` is an empty store. Harmless: whatever else reaches the running sample
+(Inspect's ``transcript()`` or active-sample record, ``asyncio.all_tasks()``, ``gc``) finds
+no label the protocol hides, gold answer or criterion in it (``dataset.SampleView``).
+Detected: a change to its metadata or target, when ``select`` returns and again by the
+scorers, which read the sealed key (``answer_key``); the sample fails naming the strategy.
+Possible still, to code in the same process, as to any code there: reading the data file,
+the scorers' sealed copy or a sample already scored (its metadata is then the whole record)
+for itself, patching this package, or ending the process (``os._exit``). A process of its
+own would not close that (as the same user it could still read the data file), so none is
+offered: review a strategy you did not write.
 """
 
 from __future__ import annotations
 
+import contextvars
+import copy
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
+import anyio
 from inspect_ai.model import ChatMessageUser, Model, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState
-from inspect_ai.util import StoreModel
+from inspect_ai.util import LimitExceededError, Store, StoreModel
 from pydantic import BaseModel, Field
 
 from cmi_inspect.data import PastSession
-from cmi_inspect.dataset import CausalLocomoMetadata
-from cmi_inspect.protocol import Protocol
-from cmi_inspect.view import Memory, ProtocolName, memory_view
+from cmi_inspect.dataset import SampleView
+from cmi_inspect.errors import UserError
+from cmi_inspect.protocol import Protocol, ProtocolName
+from cmi_inspect.view import Memory
 
 AnswerScorer = Callable[[str], Awaitable[float]]
 """Scores one answer to the sample's request (higher is better)."""
@@ -121,28 +140,130 @@ class MemorySelection(StoreModel):
 
 
 def memory_task(state: TaskState, answer_scorer: AnswerScorerFactory | None = None) -> MemoryTask:
-    meta = state.metadata_as(CausalLocomoMetadata)
-    sessions = [s.timestamp for s in meta.past_sessions]
+    view = state.metadata_as(SampleView)
     return MemoryTask(
         request=state.input_text,
-        memories=memory_view(meta.example_id, meta.memory_bank, meta.protocol, sessions),
-        sessions=sorted(meta.past_sessions, key=lambda s: s.timestamp),
-        protocol=meta.protocol,
+        memories=list(view.memories),
+        sessions=list(view.past_sessions),
+        protocol=view.protocol,
         model=get_model(),
         score_answer=answer_scorer(state) if answer_scorer else None,
     )
 
 
+class SampleSealedError(RuntimeError):
+    """Raised inside a strategy that reaches for the live sample through ``sample_state()``."""
+
+
+class SealedState:
+    """What Inspect's ``sample_state()`` returns inside ``select``: the epoch (the model-call
+    cache keys on it) and nothing else; any other use is recorded, then refused."""
+
+    __slots__ = ("epoch", "reached")
+
+    def __init__(self, epoch: int) -> None:
+        object.__setattr__(self, "epoch", epoch)
+        object.__setattr__(self, "reached", [])
+
+    def __getattr__(self, name: str) -> Any:
+        self.reached.append(name)
+        raise SampleSealedError(f"sample_state().{name}: a strategy sees only its MemoryTask")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self.__getattr__(name)
+
+
+def _seal(sealed: SealedState) -> None:
+    """Inside the strategy's context: ``sample_state()`` the tripwire, ``store()`` empty."""
+    from inspect_ai.solver._task_state import _sample_state
+    from inspect_ai.util._store import init_subtask_store
+
+    _sample_state.set(cast(TaskState, sealed))
+    init_subtask_store(Store())
+
+
+async def sealed_select(strategy: MemoryStrategy, task: MemoryTask, epoch: int) -> Selection:
+    """``strategy.select(task)`` behind the boundary the module docstring describes.
+
+    Whatever the strategy raises fails its sample as a ``StrategyError`` naming it,
+    ``SystemExit`` and other ``BaseException`` included, except cancellation and
+    ``KeyboardInterrupt`` (they stop the run as ever), Inspect's limit errors and
+    ``UserError`` (they pass through untouched).
+    """
+    sealed = SealedState(epoch)
+    context = contextvars.copy_context()
+    context.run(_seal, sealed)
+    outcome: list[object] = []
+    stop = (anyio.get_cancelled_exc_class(), KeyboardInterrupt)
+
+    async def select() -> None:
+        try:
+            outcome.append(await strategy.select(task))
+        except stop:
+            raise
+        except BaseException as ex:  # SystemExit too: it must not reach the event loop
+            outcome.append(ex)
+
+    async with anyio.create_task_group() as group:
+        context.run(group.start_soon, select)
+    named = f"strategy {strategy.name!r}"
+    if sealed.reached:
+        raise StrategyError(
+            f"{named} reached for the live sample through Inspect's sample_state() "
+            f"(.{sealed.reached[0]}); a strategy sees only its MemoryTask"
+        )
+    if not outcome:
+        raise StrategyError(f"{named} was cancelled while its sample was not")
+    [result] = outcome
+    if isinstance(result, (LimitExceededError, UserError)):
+        raise result
+    if isinstance(result, BaseException):
+        raise StrategyError(f"{named} failed: {result!r}") from result
+    if not isinstance(result, Selection):
+        raise StrategyError(f"{named} returned {type(result).__name__}, not a Selection")
+    return result
+
+
+def check_picks(name: str, picks: Sequence[Pick], memories: Sequence[Memory]) -> None:
+    """Every pick a key of the bank the strategy was shown, none twice; else one error
+    naming the strategy and the bad keys."""
+    shown = {m.key for m in memories}
+    keys = [p.key for p in picks]
+    unknown = list(dict.fromkeys(k for k in keys if k not in shown))
+    twice = list(dict.fromkeys(k for k in keys if keys.count(k) > 1))
+    faults = [f"{', '.join(map(repr, unknown))} not in the bank it was shown"] if unknown else []
+    faults += [f"{', '.join(map(repr, twice))} more than once"] if twice else []
+    if faults:
+        raise StrategyError(f"strategy {name!r} picked {'; '.join(faults)}")
+
+
+def changed_fields(before: Mapping[str, Any], state: TaskState, target: list[str]) -> list[str]:
+    """The metadata fields (and target) of ``state`` that differ from a snapshot."""
+    fields = sorted(
+        k for k in before.keys() | state.metadata.keys() if before.get(k) != state.metadata.get(k)
+    )
+    return fields + (["target"] if list(state.target.target) != target else [])
+
+
 def strategy_solver(
     strategy: MemoryStrategy, answer_scorer: AnswerScorerFactory | None = None
 ) -> Solver:
-    """Rewrite the sample's context with the strategy's choice, then answer."""
+    """Rewrite the sample's context with the strategy's choice, then answer.
+
+    The strategy chooses behind ``sealed_select``'s boundary; its picks are checked against
+    the bank it was shown, and a sample it changed fails naming it.
+    """
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        try:
-            selection = await strategy.select(memory_task(state, answer_scorer))
-        except Exception as ex:  # the sample fails naming the strategy; the run goes on
-            raise StrategyError(f"strategy {strategy.name!r} failed: {ex!r}") from ex
+        task = memory_task(state, answer_scorer)
+        before, target = copy.deepcopy(state.metadata), list(state.target.target)
+        selection = await sealed_select(strategy, task, state.epoch)
+        changed = changed_fields(before, state, target)
+        if changed:
+            raise StrategyError(
+                f"strategy {strategy.name!r} changed the sample it runs in ({', '.join(changed)})"
+            )
+        check_picks(strategy.name, selection.picks, task.memories)
         record = state.store_as(MemorySelection)
         record.strategy = strategy.name
         record.selected = [p.key for p in selection.picks]

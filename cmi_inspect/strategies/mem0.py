@@ -320,7 +320,7 @@ def endpoint_for(model: Model, n_ctx: int) -> Endpoint:
     api = model.api
     if isinstance(api, GGUFModel):
         served = served_model(api.path, n_ctx, api.choice.extra_bufts)
-        return Endpoint(served.url, "none", served.model)
+        return Endpoint(served.url, served.api_key, served.model)
     url, name = getattr(api, "base_url", None), getattr(api, "service_model_name", None)
     if isinstance(url, str) and url.startswith(("http://", "https://")) and callable(name):
         return Endpoint(url, getattr(api, "api_key", None) or "none", name())

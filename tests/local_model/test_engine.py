@@ -4,6 +4,7 @@ the slow tests of test_provider)."""
 
 from __future__ import annotations
 
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 from cmi_inspect.local_model import engine as engine_module
-from cmi_inspect.local_model.engine import Engine
+from cmi_inspect.local_model.engine import Engine, GenerationCancelled
 from cmi_inspect.local_model.llamacpp import Completion
 
 
@@ -40,7 +41,7 @@ class FakeLlama:
     def reset(self) -> None:
         self.calls.append(("reset",))
 
-    def complete(self, messages: Any, max_tokens: int, stop: Any) -> dict[str, Any]:
+    def complete(self, messages: Any, max_tokens: int, stop: Any, cancel: Any = None) -> dict[str, Any]:
         self.calls.append(("complete", len(self.prompt_ids(messages))))
         return {}
 
@@ -67,8 +68,8 @@ class FakeLlama:
     def detokenize(self, tokens: list[int], prev: list[int]) -> bytes:
         return " ".join(map(str, tokens)).encode()
 
-    def completion(self, prompt: list[int], max_tokens: int, stop: Any) -> Completion:
-        return Completion(self, prompt, max_tokens, [])  # type: ignore[arg-type]
+    def completion(self, prompt: list[int], max_tokens: int, stop: Any, cancel: Any = None) -> Completion:
+        return Completion(self, prompt, max_tokens, [], cancel=cancel)  # type: ignore[arg-type]
 
 
 class FakeSequences:
@@ -151,5 +152,73 @@ def test_parallel_slots_decode_concurrent_requests_together(monkeypatch):
         again = e.chat(user("603"), 8, None)  # its slot, or a saved state, still holds it
         assert again["choices"][0]["message"]["content"] == "3 2 1"
         assert fake.prompts[-1][2] > 0
+    finally:
+        e.close()
+
+
+class GeneratingLlama(FakeLlama):
+    """A completion given a cancel flag generates until the flag is set (10 s at most)."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.generating = threading.Event()
+
+    def complete(self, messages: Any, max_tokens: int, stop: Any, cancel: Any = None) -> dict[str, Any]:
+        super().complete(messages, max_tokens, stop)
+        if cancel is not None:
+            self.generating.set()
+            assert cancel.wait(10)
+        return {"choices": []}
+
+
+def test_a_cancelled_completion_ends_and_one_cancelled_while_waiting_is_never_decoded(monkeypatch):
+    monkeypatch.setattr(engine_module, "LlamaCpp", GeneratingLlama)
+    e = Engine(Path("model.gguf"), n_ctx=8192, n_threads=1, cache_mb=1, extra_bufts=False)
+    try:
+        first, second = threading.Event(), threading.Event()
+        with ThreadPoolExecutor(2) as pool:
+            running = pool.submit(e.chat, user("10"), 8, None, first)
+            assert e.llm.generating.wait(10)
+            waiting = pool.submit(e.chat, user("20"), 8, None, second)
+            second.set()  # its client left while it waited behind the first
+            first.set()
+            for future in (running, waiting):
+                with pytest.raises(GenerationCancelled):
+                    future.result(timeout=10)
+        assert e.chat(user("30"), 8, None) == {"choices": []}  # the engine goes on
+        assert [c for c in e.llm.calls if c[0] == "complete"] == [("complete", 10), ("complete", 30)]
+    finally:
+        e.close()
+
+
+class EndlessSequences(FakeSequences):
+    """Every sequence repeats token 5 for ever; the third batch sets ``cancel``."""
+
+    cancel = threading.Event()
+
+    def prompt(self, seq: int, tokens: list[int], start: int) -> int:
+        super().prompt(seq, tokens, start)
+        return 5
+
+    def step(self, rows: list[tuple[int, int, int]]) -> list[int]:
+        self.batches.append(len(rows))
+        if len(self.batches) == 3:
+            self.cancel.set()
+        return [5 for _ in rows]
+
+
+def test_a_cancelled_slot_stops_at_its_next_token_and_a_waiting_one_is_never_decoded(monkeypatch):
+    monkeypatch.setattr(engine_module, "LlamaCpp", FakeLlama)
+    monkeypatch.setattr(engine_module, "Sequences", EndlessSequences)
+    e = Engine(Path("model.gguf"), n_ctx=8192, n_threads=1, cache_mb=1, extra_bufts=False, parallel=2)
+    try:
+        fake = e.sequences
+        assert isinstance(fake, EndlessSequences)
+        with pytest.raises(GenerationCancelled):
+            e.chat(user("600"), 4000, None, fake.cancel)
+        assert fake.batches == [1, 1, 1]  # not the 4,000 tokens asked for
+        with pytest.raises(GenerationCancelled):
+            e.chat(user("700"), 8, None, fake.cancel)  # already cancelled: no prompt decoded
+        assert [p[1] for p in fake.prompts] == [600]
     finally:
         e.close()

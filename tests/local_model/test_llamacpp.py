@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+
 import llama_cpp.llama_cpp as lib
 import pytest
-from cmi_inspect.local_model.llamacpp import Completion, build_identity, model_params
+from cmi_inspect.local_model import resolve_gguf
+from cmi_inspect.local_model.llamacpp import Completion, LlamaCpp, build_identity, model_params
 
 
 @pytest.mark.parametrize("extra_bufts", [True, False])
@@ -57,3 +60,43 @@ def test_a_completion_ends_at_its_end_token_a_stop_string_or_max_tokens():
     response = long.response()
     assert response["choices"][0]["message"]["content"] == "The answer is"
     assert response["usage"] == {"prompt_tokens": 1, "completion_tokens": 3, "total_tokens": 4}
+
+
+def test_a_cancelled_completion_ends_at_its_next_token():
+    cancel = threading.Event()
+    completion = Completion(Words(), [9], max_tokens=10, stop=[], cancel=cancel)  # type: ignore[arg-type]
+    assert not completion.add(1) and not completion.add(2)
+    cancel.set()
+    assert completion.add(3)
+    assert (completion.text, completion.finish_reason, completion.tokens) == (b"The answer", "stop", [1, 2])
+
+
+class SetAfter(threading.Event):
+    """A cancel flag that reads as set from its ``n + 1``-th look on (one look a token)."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.n, self.looks = n, 0
+
+    def is_set(self) -> bool:
+        self.looks += 1
+        return self.looks > self.n
+
+
+@pytest.mark.slow  # generates with the real model
+def test_a_cancelled_chat_completion_ends_at_its_next_token_and_an_uncancelled_one_is_unchanged():
+    llm = LlamaCpp(resolve_gguf("smollm2"), n_ctx=1024, n_threads=None, extra_bufts=False)
+    try:
+        story = [{"role": "user", "content": "Write a long story about a dragon who learns to read."}]
+        plain = llm.complete(story, 48, None)
+        assert plain["usage"]["completion_tokens"] == 48  # a long reply: the window it had
+        llm.reset()
+        watched = llm.complete(story, 48, None, threading.Event())  # never set
+        assert watched["choices"] == plain["choices"] and watched["usage"] == plain["usage"]
+        llm.reset()
+        cancelled = llm.complete(story, 48, None, SetAfter(3))
+        assert cancelled["usage"]["completion_tokens"] == 3
+        assert cancelled["choices"][0]["finish_reason"] == "stop"
+        assert plain["choices"][0]["message"]["content"].startswith(cancelled["choices"][0]["message"]["content"])
+    finally:
+        llm.close()

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 import threading
 
 import pytest
+from cmi_inspect.errors import UserError
 from cmi_inspect.local_model import LARGE_BATCH, GGUFModel, PromptTooLongError, reuse_totals
 from cmi_inspect.local_model import probe as probe_module
 from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model
@@ -189,3 +191,19 @@ async def test_parallel_slots_answer_one_request_as_the_single_context_does():
     assert all(o.completion for o in together)
     assert [o.usage.input_tokens for o in together] == [o.usage.input_tokens for o in expected]  # type: ignore[union-attr]
     assert all(o.usage.output_tokens <= 24 for o in together)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        ({"n_ctx": "abc"}, "n_ctx must be an integer of at least 1, got 'abc'"),
+        ({"n_ctx": 0}, "n_ctx must be an integer of at least 1, got 0"),
+        ({"n_threads": "zero"}, "n_threads must be an integer of at least 1, got 'zero'"),
+        ({"prefix_cache_mb": -1}, "prefix_cache_mb must be an integer of at least 0, got -1"),
+        ({"parallel": "four"}, "parallel must be an integer of at least 1, got 'four'"),
+    ],
+)
+def test_a_bad_engine_argument_is_one_line_naming_it_before_any_probe(monkeypatch, args, says):
+    monkeypatch.setattr(probe_module, "run_probe", lambda *a: pytest.fail("probed"))
+    with pytest.raises(UserError, match=f"^{re.escape(says)}\\.$"):
+        GGUFModel("smollm2", **args)

@@ -1,15 +1,19 @@
-"""strategy_solver around every strategy: what it records, and that it records the same thing twice."""
+"""strategy_solver around every strategy: what it records, that it records the same thing twice,
+and the boundary around ``select`` against hostile strategies installed by entry point."""
 
 from __future__ import annotations
 
 from functools import partial
 
 import pytest
+from cmi_inspect.data import load_records
 from cmi_inspect.solvers import graph_memory, reflection_memory, summary_memory, vector_memory
 from cmi_inspect.task import causal_locomo
+from hostile import GIVE_UP
 from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog
 
-from conftest import mock_model, require_data, samples_of
+from conftest import SYNTHETIC, mock_model, require_data, samples_of
 
 
 def selections(solver, tmp_path, protocol="paper"):
@@ -47,3 +51,120 @@ def test_counts_and_repeatable_selections_on_the_release(solver, count, protocol
         assert set(sizes) == {count}
         for _, scores in first.values():
             assert scores == sorted(scores, reverse=True)
+
+
+# --- the boundary around select(): hostile strategies installed through the entry point ---
+
+
+def run_hostile(name: str, tmp_path, protocol: str = "paper", respond=lambda p: GIVE_UP) -> EvalLog:
+    """One eval of the installed strategy ``name`` on the synthetic fixture; samples may fail."""
+    from cmi_inspect.solvers import memory_strategy
+
+    [log] = inspect_eval(
+        causal_locomo(protocol=protocol, data_file=str(SYNTHETIC)),
+        solver=memory_strategy(strategy=name),
+        model=mock_model(respond),
+        display="none",
+        log_dir=str(tmp_path),
+        fail_on_error=False,
+    )
+    return log
+
+
+def errors(log: EvalLog) -> list[str]:
+    return [s.error.message if s.error else "" for s in samples_of(log)]
+
+
+@pytest.mark.parametrize("protocol", ["paper", "blind"])
+def test_a_strategy_that_reaches_for_the_sample_state_fails_by_name_even_if_it_carries_on(hostile, tmp_path, protocol):
+    log = run_hostile("peek", tmp_path, protocol)
+    assert len(errors(log)) == 3
+    for message in errors(log):
+        assert message.startswith(
+            "StrategyError(\"strategy 'peek' reached for the live sample through Inspect's sample_state() (.metadata)"
+        )
+    assert not any(s.scores for s in samples_of(log))
+
+
+@pytest.mark.parametrize("protocol", ["paper", "blind"])
+def test_a_strategy_walking_its_stack_and_the_heap_finds_the_sample_but_no_answer_key(hostile, tmp_path, protocol):
+    log = run_hostile("walk", tmp_path, protocol)
+    assert errors(log) == ["", "", ""]
+    records = load_records(SYNTHETIC)
+    for sample in samples_of(log):
+        loot = sample.store["MemorySelection:details"]
+        assert loot["frames"] == []  # the solver's frame and Inspect's are not on its stack
+        assert loot["fields"], "found no live sample: the test would prove nothing"
+        assert not {"memory_bank", "scoring_criteria", "gold_memory_ids", "bad_memory_ids", "gold_behavior"} & set(
+            loot["fields"]
+        )
+        assert set(loot["targets"]) == {""}
+        found = set(loot["strings"])
+        for record in records:
+            assert record.scoring_criteria.expected_answer not in found
+            assert record.gold_behavior not in found
+            if protocol == "blind":  # no memory id, and no label, under blind
+                assert not {m.memory_id for m in record.memory_bank} & found
+                assert not {"useful", "harmful", "irrelevant"} & found
+
+
+@pytest.mark.parametrize("protocol", ["paper", "blind"])
+def test_rewriting_the_answer_key_to_i_do_not_know_fails_the_sample_by_name(hostile, tmp_path, protocol):
+    log = run_hostile("rewrite", tmp_path, protocol)
+    for message in errors(log):
+        assert message.startswith("StrategyError(\"strategy 'rewrite' changed the sample it runs in (")
+        assert "scoring_criteria" in message and "target" in message
+    assert not any(s.scores for s in samples_of(log))
+
+
+def test_a_rewrite_left_running_after_select_is_caught_by_the_scorers(hostile, tmp_path):
+    log = run_hostile("rewrite_later", tmp_path, "blind")
+    for message in errors(log):
+        assert message.startswith("AnswerKeyError(\"Sample 'syn_000")
+        assert "gold_behavior, memories, scoring_criteria, target that the answer key" in message
+        assert "(strategy 'rewrite_later'), so it is not scored" in message
+
+
+def test_sys_exit_in_select_fails_only_its_samples(hostile, tmp_path):
+    log = run_hostile("exit", tmp_path)  # the process carries on to read the log
+    assert errors(log) == ["StrategyError(\"strategy 'exit' failed: SystemExit(3)\")"] * 3
+
+
+def test_picks_outside_the_bank_or_twice_fail_with_the_bad_keys(hostile, tmp_path):
+    log = run_hostile("bad_picks", tmp_path, "blind")
+    assert set(errors(log)) == {
+        "StrategyError(\"strategy 'bad_picks' picked 'm999' not in the bank it was shown; 'm1' more than once\")"
+    }
+
+
+def test_a_strategy_returning_no_selection_is_named(hostile, tmp_path):
+    log = run_hostile("not_a_selection", tmp_path)
+    assert set(errors(log)) == {"StrategyError(\"strategy 'not_a_selection' returned NoneType, not a Selection\")"}
+
+
+def test_limit_and_user_errors_pass_through_untouched(hostile, tmp_path):
+    limited = run_hostile("limited", tmp_path / "limited")
+    assert errors(limited) == ["", "", ""]
+    assert {s.limit.type if s.limit else None for s in samples_of(limited)} == {"token"}
+    misconfigured = run_hostile("misconfigured", tmp_path / "misconfigured")
+    assert set(errors(misconfigured)) == {"misconfigured needs -S endpoint=URL"}
+
+
+def test_the_strategy_s_own_model_calls_are_logged_in_its_sample(tmp_path):
+    from cmi_inspect.solvers import cmi
+    from inspect_ai.event import ModelEvent
+
+    [log] = inspect_eval(
+        causal_locomo(data_file=str(SYNTHETIC)),
+        solver=cmi(k=4),
+        model=mock_model(lambda p: GIVE_UP),
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    assert log.status == "success"
+    for sample in samples_of(log):
+        calls = [e for e in sample.events if isinstance(e, ModelEvent)]
+        assert len(calls) > 1  # CMI's interventions, then the answer
+        assert sample.model_usage["mockllm/model"].input_tokens == sum(
+            e.output.usage.input_tokens for e in calls if e.output.usage
+        )

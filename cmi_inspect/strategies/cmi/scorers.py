@@ -1,8 +1,8 @@
 """Intervention scorers: how CMI scores the answer to each intervention, by name.
 
 ``gold`` (the paper's) scores against the answer key. The solver builds that scorer from
-the sample (``gold_answer_scorer``, the only code on a solver's path that reads the
-answer key, refused under ``blind``) and hands it to the strategy as
+the sealed key the sample names (``gold_answer_scorer``, the only code on a solver's path
+that reads the answer key, refused under ``blind``) and hands it to the strategy as
 ``MemoryTask.score_answer``. ``evidence`` (label-free) scores an answer by its agreement
 with the agent's own history, built from the blind ``MemoryTask`` alone, so it cannot
 read what the protocol hides. A new scorer is one entry of ``INTERVENTION_SCORERS``.
@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 from inspect_ai.solver import TaskState
 
+from cmi_inspect.answer_key import sealed_example
 from cmi_inspect.data import ScoringCriteria
-from cmi_inspect.dataset import CausalLocomoMetadata
+from cmi_inspect.dataset import SampleView
 from cmi_inspect.errors import UserError, choose
 from cmi_inspect.protocol import PROTOCOLS
 from cmi_inspect.scoring import deterministic_score
@@ -62,10 +63,12 @@ def answer_key_scorer(criteria: ScoringCriteria) -> AnswerScorer:
 
 
 def gold_answer_scorer(state: TaskState) -> AnswerScorer:
-    """The reference intervention scorer of the sample, refused under ``blind``."""
-    meta = state.metadata_as(CausalLocomoMetadata)
-    PROTOCOLS[meta.protocol].refuse(GOLD_REFUSAL)
-    return answer_key_scorer(meta.scoring_criteria)
+    """The reference intervention scorer of the sample, refused under ``blind``: built before
+    the strategy runs, from the sealed key the sample names."""
+    view = state.metadata_as(SampleView)
+    PROTOCOLS[view.protocol].refuse(GOLD_REFUSAL)
+    example = sealed_example(view.data_file, view.data_sha256, view.example_id, view.protocol)
+    return answer_key_scorer(example.record.scoring_criteria)
 
 
 def injected_gold(task: MemoryTask, history: History) -> AnswerScorer:
@@ -103,7 +106,7 @@ def injected_scorer(name: str | None) -> AnswerScorerFactory:
     """What the solver injects for the named scorer (None: each sample's protocol's)."""
 
     def inject(state: TaskState) -> AnswerScorer | None:
-        protocol = state.metadata_as(CausalLocomoMetadata).protocol
+        protocol = state.metadata_as(SampleView).protocol
         return intervention_scorer(name or PROFILES[protocol].intervention).injected(state)
 
     return inject

@@ -1,0 +1,204 @@
+"""Hostile memory strategies, as a third party could install them (entry points in the tests).
+
+Each tries one way of grading itself or of taking down more than its own sample; the tests
+show what the boundary around ``select`` does with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import sys
+from typing import Any
+
+from cmi_inspect import MemoryStrategy, MemoryTask, Pick, Selection, memory_prompt
+from cmi_inspect.errors import UserError
+from inspect_ai.solver import TaskState
+from inspect_ai.util import LimitExceededError
+from pydantic import BaseModel
+
+GIVE_UP = "I do not know."
+
+
+def everything(task: MemoryTask) -> Selection:
+    return Selection(
+        picks=[Pick(key=m.key) for m in task.memories],
+        prompt=memory_prompt(task.request, [m.content for m in task.memories]),
+    )
+
+
+class PeekSampleState(MemoryStrategy):
+    """Maps the labels of the live sample (Inspect's ``sample_state()``) onto the keys it is
+    shown, and keeps the useful ones; it carries on if refused."""
+
+    name = "peek"
+
+    async def select(self, task: MemoryTask) -> Selection:
+        from inspect_ai.solver._task_state import sample_state
+
+        try:
+            meta: Any = sample_state().metadata  # type: ignore[union-attr]
+        except Exception:
+            return everything(task)
+        useful = {m["memory_id"] for m in meta.get("memory_bank", []) if m["label"] == "useful"}
+        kept = [m for m in task.memories if m.key in useful]
+        return Selection([Pick(m.key) for m in kept], memory_prompt(task.request, [m.content for m in kept]))
+
+
+def live_states(task: MemoryTask) -> list[TaskState]:
+    """The running samples of ``task``'s request, from the garbage collector."""
+    gc.collect()  # not the samples of evals that have ended
+    return [o for o in gc.get_objects() if isinstance(o, TaskState) and o.input_text == task.request and not o.scores]
+
+
+def frames_holding_a_state() -> list[str]:
+    """The functions on the caller's stack with a TaskState among their locals."""
+    found, frame = [], sys._getframe(1)
+    while frame is not None:
+        if any(isinstance(v, TaskState) for v in frame.f_locals.values()):
+            found.append(frame.f_code.co_name)
+        frame = frame.f_back
+    return found
+
+
+class Loot(BaseModel):
+    frames: list[str]
+    """Functions on the strategy's stack holding a TaskState."""
+    fields: list[str]
+    """The metadata fields of the running sample."""
+    targets: list[str]
+    strings: list[str]
+    """Every string in the running sample's metadata, labels and answers included if any."""
+
+
+def strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in [str(k), *strings(v)]]
+    if isinstance(value, list):
+        return [s for v in value for s in strings(v)]
+    return []
+
+
+class Walk(MemoryStrategy):
+    """Walks its stack, and the garbage collector for its own running sample (the samples
+    already scored hold their whole record, for the log), and logs what it found."""
+
+    name = "walk"
+
+    async def select(self, task: MemoryTask) -> Selection:
+        states = live_states(task)
+        loot = Loot(
+            frames=frames_holding_a_state(),
+            fields=sorted({k for s in states for k in s.metadata}),
+            targets=[s.target.text for s in states],
+            strings=[x for s in states for x in strings(s.metadata)],
+        )
+        return Selection([], memory_prompt(task.request, []), details=loot)
+
+
+def fake_key(state: TaskState) -> None:
+    """The red team's rewrite: every memory useful, the answer "I do not know."."""
+    from inspect_ai.scorer import Target
+
+    meta = state.metadata
+    meta["scoring_criteria"] = {"expected_answer": GIVE_UP, "answer_aliases": [GIVE_UP], "must_include": []}
+    meta["gold_behavior"] = GIVE_UP
+    for m in meta.get("memory_bank", meta.get("memories", [])):
+        m["label"] = "useful"
+    state._target = Target(GIVE_UP)
+
+
+class Rewrite(MemoryStrategy):
+    """Rewrites the live sample's key (found by gc) to "I do not know." and every memory
+    useful, then selects every memory."""
+
+    name = "rewrite"
+
+    async def select(self, task: MemoryTask) -> Selection:
+        for state in live_states(task):
+            fake_key(state)
+        return everything(task)
+
+
+class RewriteLater(MemoryStrategy):
+    """The same rewrite, from a task left running once ``select`` has returned."""
+
+    name = "rewrite_later"
+
+    async def select(self, task: MemoryTask) -> Selection:
+        states = live_states(task)
+
+        async def later() -> None:
+            for _ in range(10_000):  # until the solver has recorded the selection
+                await asyncio.sleep(0)
+                if all(s.store.get("MemorySelection:strategy") == self.name for s in states):
+                    break
+            for state in states:
+                fake_key(state)
+
+        self.background = asyncio.get_running_loop().create_task(later())
+        return everything(task)
+
+
+class Exit(MemoryStrategy):
+    name = "exit"
+
+    async def select(self, task: MemoryTask) -> Selection:
+        sys.exit(3)
+
+
+class Hang(MemoryStrategy):
+    name = "hang"
+
+    async def select(self, task: MemoryTask) -> Selection:
+        await asyncio.Event().wait()
+        raise AssertionError("never set")
+
+
+class BadPicks(MemoryStrategy):
+    name = "bad_picks"
+
+    async def select(self, task: MemoryTask) -> Selection:
+        first = task.memories[0].key
+        return Selection([Pick("m999"), Pick(first), Pick(first)], memory_prompt(task.request, []))
+
+
+class Limited(MemoryStrategy):
+    name = "limited"
+
+    async def select(self, task: MemoryTask) -> Selection:
+        raise LimitExceededError("token", value=10, limit=5)
+
+
+class Misconfigured(MemoryStrategy):
+    name = "misconfigured"
+
+    async def select(self, task: MemoryTask) -> Selection:
+        raise UserError("misconfigured needs -S endpoint=URL")
+
+
+class NotASelection(MemoryStrategy):
+    name = "not_a_selection"
+
+    async def select(self, task: MemoryTask) -> Selection:
+        return None  # type: ignore[return-value]
+
+
+HOSTILE = {
+    cls.name: f"hostile:{cls.__name__}"
+    for cls in (
+        PeekSampleState,
+        Walk,
+        Rewrite,
+        RewriteLater,
+        Exit,
+        Hang,
+        BadPicks,
+        Limited,
+        Misconfigured,
+        NotASelection,
+    )
+}
+"""Entry-point name -> ``module:Class``, as a package's pyproject would declare them."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from cmi_inspect.errors import UserError
 from cmi_inspect.strategies.base import MemoryStrategy
@@ -41,18 +41,16 @@ class StrategyArguments:
     tau_u=1e-3`` arrive as numbers or as text, as Inspect's YAML reads them."""
 
     def __post_init__(self) -> None:
+        # each field under a name of its own and the argument's as its alias, so that no
+        # argument's name (``json``, ``_private``) can clash with pydantic's
         fields: dict[str, Any] = {
-            p.name: (
+            f"arg{i}": (
                 Any if p.annotation is Parameter.empty else p.annotation,
-                ... if p.default is Parameter.empty else p.default,
+                Field(... if p.default is Parameter.empty else p.default, alias=p.name),
             )
-            for p in self.parameters
+            for i, p in enumerate(self.parameters)
         }
-        config = ConfigDict(
-            extra="allow" if self.open else "forbid",
-            arbitrary_types_allowed=True,
-            protected_namespaces=(),
-        )
+        config = ConfigDict(extra="allow" if self.open else "forbid", arbitrary_types_allowed=True)
         model = create_model(f"{self.strategy}_arguments", __config__=config, **fields)
         object.__setattr__(self, "model", model)
 
@@ -95,7 +93,8 @@ class StrategyArguments:
             raise UserError(
                 f"Strategy {self.strategy!r}: {why}; it takes {self.describe()}."
             ) from None
-        return {n: getattr(parsed, n) if n in self.names else v for n, v in given.items()}
+        values = {name: getattr(parsed, f"arg{i}") for i, name in enumerate(self.names)}
+        return {name: values[name] if name in values else v for name, v in given.items()}
 
 
 def _hints(of: Any) -> dict[str, Any]:

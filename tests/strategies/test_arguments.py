@@ -105,3 +105,20 @@ def test_values_keep_their_meaning_once_parsed():
     assert cmi.embedder("blind").name == "hashing"
     with pytest.raises(UserError, match="Unknown ablation 'random'; choose from full"):
         build_strategy(CMI, {"ablation": "random"})  # the strategy's own check, after the types
+
+
+class Clashing(MemoryStrategy):
+    name = "clashing"
+
+    def __init__(self, json: int = 1, _private: str = "x", model_dump: bool = False) -> None:
+        self.values = (json, _private, model_dump)
+
+    async def select(self, task: MemoryTask) -> Selection:
+        raise NotImplementedError
+
+
+def test_an_argument_may_have_any_name_pydantic_uses():
+    built = build_strategy(Clashing, {"json": "2", "_private": "y", "model_dump": "true"})
+    assert built.values == (2, "y", True)  # type: ignore[attr-defined]
+    with pytest.raises(UserError, match="^Strategy 'clashing': -S json='two' is not int"):
+        build_strategy(Clashing, {"json": "two"})

@@ -30,6 +30,8 @@ def test_every_strategy_has_a_bare_named_solver():
         assert registry_info(registry_create("solver", name)).name == name  # the task file's bare name
         assert registry_info(registry_create("solver", f"cmi_inspect/{name}")).name == f"cmi_inspect/{name}"
     assert registry_info(registry_create("solver", "memory_strategy", strategy="no_memory")).name == "memory_strategy"
+    packaged = registry_create("solver", "cmi_inspect/memory_strategy", strategy="no_memory")
+    assert registry_info(packaged).name == "cmi_inspect/memory_strategy"
 
 
 def test_a_solver_takes_its_strategys_arguments_and_documents_each_of_them():

@@ -1,21 +1,24 @@
-"""Inspect entry point: the task, solvers and scorers (``cmi_inspect/NAME``) and the model
-providers (``gguf/``, ``fixed_latency/``), registered when Inspect loads the plugin."""
+"""Inspect entry point: the task, solvers and scorers (``cmi_inspect/NAME``), the model
+providers (``gguf/``, ``fixed_latency/``) and the hooks, registered when Inspect loads the
+plugin (it does before every eval, ``init_hooks``), here and nowhere else."""
 
+from inspect_ai.hooks import hooks
 from inspect_ai.model import ModelAPI, modelapi
 
 from cmi_inspect.judge_audit import judge_calibration
+from cmi_inspect.log_tags import RunTags
+from cmi_inspect.protocol import RunStarted
 from cmi_inspect.scorers import memory_selection, task_score
-from cmi_inspect.solvers import (
-    cmi,
-    full_history,
-    graph_memory,
-    memory_strategy,
-    no_memory,
-    reflection_memory,
-    summary_memory,
-    vector_memory,
-)
+from cmi_inspect.solvers import SOLVERS, memory_strategy
 from cmi_inspect.task import causal_locomo
+
+hooks(name="cmi_inspect_run_tags", description="Names a Causal-LoCoMo run's strategy in its log")(
+    RunTags
+)
+hooks(
+    name="cmi_inspect_blind_check",
+    description="Lets a solver refuse label-reading choices before a blind run starts",
+)(RunStarted)
 
 
 @modelapi(name="gguf")
@@ -33,16 +36,10 @@ def fixed_latency() -> type[ModelAPI]:
 
 
 __all__ = [
+    "SOLVERS",
     "causal_locomo",
-    "cmi",
-    "full_history",
-    "graph_memory",
     "judge_calibration",
     "memory_selection",
     "memory_strategy",
-    "no_memory",
-    "reflection_memory",
-    "summary_memory",
     "task_score",
-    "vector_memory",
 ]

@@ -24,7 +24,7 @@ from cmi_inspect.dataset import (
     record_metadata,
     sample_view,
 )
-from cmi_inspect.view import ProtocolName
+from cmi_inspect.protocol import ProtocolName
 
 
 class AnswerKeyError(RuntimeError):

@@ -2,7 +2,8 @@
 
 Each feature is scored by the AUC with which it tells harmful memories from useful ones
 and from irrelevant ones (harmful is the positive class). A view controls an artefact
-when its AUC lies within 0.40-0.60 (label-free-cmi spec §1).
+when its AUC lies within 0.40-0.60, near the 0.5 of a feature that says nothing of the label
+(README, "Protocols", gives the release's and XL's).
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from sklearn.model_selection import GroupKFold
 
 from cmi_inspect.blinding import ANSWER_SUFFIX
 from cmi_inspect.data import ExampleRecord
+from cmi_inspect.protocol import ProtocolName
 from cmi_inspect.text import tokens
-from cmi_inspect.view import ProtocolName, key_to_memory_id, memory_view
+from cmi_inspect.view import key_to_memory_id, memory_view
 
 COMPARISONS = {"harmful_vs_useful": "useful", "harmful_vs_irrelevant": "irrelevant"}
 CONTROLLED = (0.40, 0.60)
@@ -177,20 +179,3 @@ def audit(items: Sequence[AuditItem]) -> dict[str, dict[str, dict[str, float | N
         scores = bow_classifier_scores(pair)
         features["bow_classifier"][key] = _auc([i.label for i in pair], scores, other)
     return {"features": features}
-
-
-def format_audit(result: dict[str, dict[str, dict[str, float | None]]], title: str) -> str:
-    """The audit as a Markdown table, saying whether each AUC lies within 0.40-0.60."""
-    lo, hi = CONTROLLED
-    header = "| feature |" + "".join(f" {key} | within {lo:.2f}-{hi:.2f} |" for key in COMPARISONS)
-    lines = [f"### {title}", "", header, "|---" * (1 + 2 * len(COMPARISONS)) + "|"]
-    for name, aucs in result["features"].items():
-        cells = ""
-        for key in COMPARISONS:
-            value = aucs.get(key)
-            if value is None:
-                cells += " n/a | n/a |"
-            else:
-                cells += f" {value:.3f} | {'yes' if lo <= value <= hi else 'no'} |"
-        lines.append(f"| {name} |{cells}")
-    return "\n".join(lines) + "\n"

@@ -1,6 +1,6 @@
 """Artefact control for the blind protocol: memory text and dates that carry no label.
 
-The release encodes labels outside its label fields (label-free-cmi spec §1): useful
+The release encodes labels outside its label fields (README, "Protocols": the audit): useful
 memories end with a sentence that copies the gold answer, and every harmful memory is
 dated after the whole history. These pure functions remove both; they run when the
 dataset is built, so they may read labels, but their output must not encode them.

@@ -207,26 +207,15 @@ def _run(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     from cmi_inspect.report import build_report
+    from cmi_inspect.report.audits import judge_section
 
     if not Path(args.log_dir).is_dir():
         what = "is a file, not a log folder" if Path(args.log_dir).exists() else "does not exist"
         raise UserError(f"{args.log_dir} {what}: name the folder a run wrote its logs to.")
-    audit = judge_audit_section(args.judge_audit) if args.judge_audit else None  # checked first
+    audit = judge_section(args.judge_audit) if args.judge_audit else None  # checked first
     text = build_report(args.log_dir, out=args.out)
     print(text + ("\n\n" + audit if audit else ""))
     return 0
-
-
-def judge_audit_section(path: Path) -> str:
-    """The judge's false-accept rates, from a ``judge-audit --json`` file, for the report."""
-    from cmi_inspect.judge_audit import format_audit, read_audit
-
-    return (
-        "## How far to trust the judge\n\nThe judge share (0.3) of the task score, audited "
-        "with answers of known correctness (`cmi-inspect judge-audit`): vague_wrong, "
-        "specific_wrong and adversarial acceptance are false accepts.\n\n"
-        + format_audit(read_audit(path))
-    )
 
 
 def _grader_roles(pairs: list[str]) -> dict[str, list[Model]]:
@@ -255,8 +244,9 @@ def _grader_roles(pairs: list[str]) -> dict[str, list[Model]]:
 def _judge_audit(args: argparse.Namespace) -> int:
     from inspect_ai import eval as inspect_eval
 
-    from cmi_inspect.judge_audit import audit_result, format_audit, judge_calibration
+    from cmi_inspect.judge_audit import audit_result, judge_calibration
     from cmi_inspect.paths import writable_dir
+    from cmi_inspect.report.audits import judge_table
 
     if args.json is not None and (args.json.is_dir() or args.json.parent.is_file()):
         raise UserError(f"--json {args.json}: not a file that can be written; name a file.")
@@ -268,7 +258,7 @@ def _judge_audit(args: argparse.Namespace) -> int:
     if log.status != "success":
         raise UserError(f"the audit did not finish ({log.status}); its log: {log.location}")
     result = audit_result(log)
-    print(format_audit(result) + "\n\n" + json.dumps(result))
+    print(judge_table(result) + "\n\n" + json.dumps(result))
     if args.json:
         try:
             args.json.parent.mkdir(parents=True, exist_ok=True)
@@ -279,17 +269,17 @@ def _judge_audit(args: argparse.Namespace) -> int:
 
 
 def _audit(args: argparse.Namespace) -> int:
-    from cmi_inspect.audit import audit, audit_items, format_audit
+    from cmi_inspect.audit import audit, audit_items
     from cmi_inspect.data import load_records
     from cmi_inspect.dataset import dataset_path
-    from cmi_inspect.errors import choose
-    from cmi_inspect.view import PROTOCOLS
+    from cmi_inspect.protocol import named_protocol
+    from cmi_inspect.report.audits import artefact_table
 
-    protocol = next(p for p in PROTOCOLS if p == choose("protocol", args.protocol, PROTOCOLS))
+    protocol = named_protocol(args.protocol).name
     path = Path(args.data_file) if args.data_file else dataset_path(args.dataset)
     result = audit(audit_items(load_records(path), protocol))
     title = f"{path.name}, {protocol} view"
-    print(json.dumps(result) if args.json else format_audit(result, title))
+    print(json.dumps(result) if args.json else artefact_table(result, title))
     return 0
 
 

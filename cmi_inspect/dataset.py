@@ -32,7 +32,8 @@ from cmi_inspect.data import (
     user_path,
 )
 from cmi_inspect.errors import UserError, choose
-from cmi_inspect.view import PROTOCOLS, Memory, ProtocolName, memory_view
+from cmi_inspect.protocol import ProtocolName, named_protocol
+from cmi_inspect.view import Memory, memory_view
 
 DATASETS = ("release", "xl")
 """``release``: the paper's 87 examples; ``xl``: Causal-LoCoMo-XL, built from LoCoMo."""
@@ -179,7 +180,7 @@ def causal_locomo_dataset(
     dataset: str = "release",
 ) -> MemoryDataset:
     """The benchmark (or a file in its schema), optionally restricted to some families."""
-    choose("protocol", protocol, PROTOCOLS)
+    named_protocol(protocol)
     families = list(task_families) if task_families else None
     if families:
         unknown = sorted(set(families) - set(TASK_FAMILIES))

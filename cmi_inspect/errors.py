@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Collection
 
 from rich.markup import escape
 
@@ -35,9 +36,9 @@ class UserError(PrerequisiteError, ValueError):
         return str(self.args[0])
 
 
-def choose(kind: str, value: object, choices: tuple[str, ...] | list[str]) -> str:
+def choose(kind: str, value: object, choices: Collection[str]) -> str:
     """``value`` if it is one of ``choices``, else a UserError naming them."""
-    if value not in choices:
+    if value not in tuple(choices):  # a tuple: an unhashable value is simply not one
         raise UserError(f"Unknown {kind} {value!r}; choose from {', '.join(choices)}.")
     return str(value)
 

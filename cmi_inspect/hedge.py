@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from cmi_inspect.dates import MONTHS, NUMBER_WORDS, WEEKDAYS, explicit_spans, without_dates
+from cmi_inspect.dates import MONTHS, WEEKDAYS, explicit_spans, without_dates
+from cmi_inspect.text import NUMBER_WORDS
 
 AnswerKind = Literal["date", "number", "name"]
 

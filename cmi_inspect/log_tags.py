@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspect_ai.hooks import Hooks, TaskEnd, hooks
+from inspect_ai.hooks import Hooks, TaskEnd
 from inspect_ai.log import EvalPlan, EvalSpec, read_eval_log_async, write_eval_log_async
 
 TASK_NAME = "causal_locomo"
@@ -66,9 +66,9 @@ def run_tags(plan: EvalPlan, task_args: dict[str, Any]) -> list[str]:
     return tags
 
 
-@hooks(name="cmi_inspect_run_tags", description="Names a Causal-LoCoMo run's strategy in its log")
 class RunTags(Hooks):
-    """Names and tags each finished run in its log header (Inspect's header-only write).
+    """Names and tags each finished run in its log header (Inspect's header-only write);
+    ``_registry`` registers it.
 
     The header is rewritten once the task has ended rather than changed while it runs:
     Inspect keys the log it is writing on the task name, and a hook must not mutate the

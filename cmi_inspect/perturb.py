@@ -1,4 +1,5 @@
-"""Perturbations of a memory's text, used to test whether its effect is stable (spec §4).
+"""Perturbations of a memory's text, used to test whether its effect is stable (CMI's
+stability test: the answer with a perturbed copy of the memory against the answer with it).
 
 Each kind is a named function from text to text; ``PERTURBATIONS`` maps the
 names used in logs to them, so a new kind is one function and one entry.
@@ -42,7 +43,7 @@ PERTURBATIONS: dict[str, Perturbation] = {
     "temporal_shift": temporal_shift,
 }
 """Perturbations by the name each CMI log records (``Candidate.perturbation``).
-``temporal_shift`` is the spec's name (§4) and stays although an XL attack kind has the
+``temporal_shift`` is the paper's name and stays although an XL attack kind has the
 same name: every CMI log holds it, and the two never share a field (a candidate's
 ``perturbation``, a memory's ``attack_kind``)."""
 

@@ -1,4 +1,4 @@
-"""The paper's reported figures (response model GPT-4.1, judge GPT-5, 87 examples; spec §7).
+"""The paper's reported figures (response model GPT-4.1, judge GPT-5, the 87 examples).
 
 Shown beside our results for comparison, always labelled as the paper's.
 """

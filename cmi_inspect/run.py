@@ -29,8 +29,9 @@ from inspect_ai.log import EvalLog
 from cmi_inspect.errors import SampleLimit, UserError, sample_limit
 from cmi_inspect.log_tags import is_causal_locomo, run_name
 from cmi_inspect.paths import writable_dir
+from cmi_inspect.protocol import named_protocol
 from cmi_inspect.strategies import STRATEGIES, strategy_class
-from cmi_inspect.strategies.cmi import ABLATIONS, PROFILES
+from cmi_inspect.strategies.cmi import ABLATIONS
 
 LOCK_FILE = ".cmi-inspect-run.lock"
 SERVED_SERVICE = "cmi-served"
@@ -116,25 +117,24 @@ def run_all(
     if serve:  # the run's own arguments are checked before any download or model load
         served_args = {**(model_args or {}), "parallel": serve}
         check_servable(chosen, served_args)
-    from cmi_inspect.solvers import SOLVERS, memory_strategy
+    from cmi_inspect.solvers import solver_named
     from cmi_inspect.task import causal_locomo
 
     args = task_args or {}
     plans: list[tuple[str, dict[str, Any]]] = [(name, {}) for name in strategies]
     if ablations:
         # a label-free protocol runs the ablations that read no label (the oracle does)
-        profile = PROFILES.get(args.get("protocol", "paper"))  # unknown: the task says so
-        label_free = profile is not None and profile.label_free
+        protocol = named_protocol(args.get("protocol", "paper"))
         plans += [
             ("cmi", {"ablation": name})
             for name, a in ABLATIONS.items()
-            if name != "full" and not (label_free and a.refused_under_blind)
+            if name != "full" and protocol.permits(a.refused_under_blind)
         ]
     # each task named as the hook in log_tags names its log, so eval_set pairs them on a rerun
     tasks = [
         task_with(
             causal_locomo(**args),
-            solver=SOLVERS[name](**params) if name in SOLVERS else memory_strategy(name, **params),
+            solver=solver_named(name, params),
             name=run_name(name, params, args),
         )
         for name, params in plans

@@ -29,6 +29,7 @@ from cmi_inspect.answer_key import AnswerKeyError, SealedExample, sealed_example
 from cmi_inspect.errors import choose
 from cmi_inspect.hedge import hedge
 from cmi_inspect.judge import JUDGE_PROMPT_VERSION, judge_answer
+from cmi_inspect.protocol import named_protocol
 from cmi_inspect.scoring import (
     SELECTION_KEYS,
     SUCCESS_THRESHOLD,
@@ -38,17 +39,16 @@ from cmi_inspect.scoring import (
 )
 from cmi_inspect.strategies import strategy_class
 from cmi_inspect.strategies.base import MemorySelection
-from cmi_inspect.view import PROTOCOLS, ProtocolName, key_to_memory_id
+from cmi_inspect.view import key_to_memory_id
 
 SCORINGS = ("paper", "strict")
-"""``-T scoring=``: how success is counted (the default depends on the protocol)."""
-DEFAULT_SCORING = {"paper": "paper", "blind": "strict"}
+"""``-T scoring=``: how success is counted (the default is the protocol's, ``Protocol.scoring``)."""
 
 
 def sealed(state: TaskState, data_file: str, data_sha256: str, protocol: str) -> SealedExample:
     """The sample's entry of the sealed key, once what the sample carries is checked against
     it; the sample's metadata then becomes the whole record, for the log."""
-    shown: ProtocolName = next(p for p in PROTOCOLS if p == choose("protocol", protocol, PROTOCOLS))
+    shown = named_protocol(protocol).name
     example = sealed_example(data_file, data_sha256, str(state.sample_id), shown)
     changed = example.changed(state.metadata, list(state.target.target))
     if changed:

@@ -1,4 +1,5 @@
-"""The benchmark's deterministic answer score and memory-selection metrics (spec §5-6).
+"""The benchmark's deterministic answer score and memory-selection metrics, as the paper's
+reference code computes them (README, "Running one strategy").
 
 Pure functions over the typed records, so they work offline on loaded data
 as well as inside Inspect scorers.
@@ -69,7 +70,7 @@ def selection_metrics(
     bad_ids: Collection[str],
     harmful_ids: Collection[str],
 ) -> dict[str, float]:
-    """Per-sample selection quality against the sample's labels (spec §6)."""
+    """Per-sample selection quality against the sample's labels."""
     selected = set(selected_ids)
     gold, bad, harmful = set(gold_ids), set(bad_ids), set(harmful_ids)
     hits = len(selected & gold)

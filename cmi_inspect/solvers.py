@@ -1,199 +1,108 @@
-"""One ``@solver`` per memory strategy; arguments are passed with ``-S name=value``.
+"""One ``@solver`` per memory strategy, made from the strategy table; ``-S name=value``.
 
-Registered as ``cmi_inspect/NAME`` (Inspect namespaces what an installed package
-registers); ``tasks/causal_locomo.py`` in a checkout adds the bare names ``--solver NAME``.
+Each built-in strategy of ``strategies.STRATEGIES`` becomes the solver ``cmi_inspect/NAME``
+(Inspect namespaces what an installed package registers), whose signature is the
+strategy's arguments (``strategies.arguments``) and whose docstring is the strategy's;
+``memory_strategy`` runs any strategy by name, an installed one too. Every solver here is
+built by ``strategy_solver_for``: the ``-S`` arguments checked, the strategy built, what
+it would read refused when the tasks just built are blind, all before the run starts.
+``tasks/causal_locomo.py`` in a checkout registers the same factories under bare names
+(``bare_named``).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from inspect_ai.solver import Solver, solver
 
-from cmi_inspect.errors import UserError
-from cmi_inspect.retrieval import make_embedder
-from cmi_inspect.strategies import strategy_class
-from cmi_inspect.strategies.base import strategy_solver
-from cmi_inspect.strategies.cmi import CMI, CMIConfig, injected_scorer, refuse_for_blind_tasks
-from cmi_inspect.strategies.full_history import FullHistory
-from cmi_inspect.strategies.graph import GraphMemory
-from cmi_inspect.strategies.no_memory import NoMemory
-from cmi_inspect.strategies.reflection import ReflectionMemory
-from cmi_inspect.strategies.summary import SummaryMemory
-from cmi_inspect.strategies.vector import VectorMemory
+from cmi_inspect.protocol import BUILT_TASKS
+from cmi_inspect.strategies import STRATEGIES, strategy_class
+from cmi_inspect.strategies.arguments import build_strategy, strategy_arguments
+from cmi_inspect.strategies.base import MemoryStrategy, strategy_solver
 
 
-@solver
-def no_memory() -> Solver:
-    """Answer from the request alone."""
-    return strategy_solver(NoMemory())
+def strategy_solver_for(cls: type[MemoryStrategy], given: Mapping[str, Any]) -> Solver:
+    """The solver of strategy ``cls`` with the ``-S`` arguments ``given``: one line, before
+    the run, for an argument it does not take or of the wrong type, and for a choice that
+    reads what the protocol of the tasks just built hides (``protocol.BuiltTasks``)."""
+    strategy = build_strategy(cls, given)
+    protocol = BUILT_TASKS.for_solver()
+    if protocol is not None:
+        strategy.check_protocol(protocol)
+    return strategy_solver(strategy, strategy.answer_scorer())
 
 
-@solver
-def full_history() -> Solver:
-    """Answer from all past sessions (most recent that fit the context window)."""
-    return strategy_solver(FullHistory())
+def _strategy_factory(cls: type[MemoryStrategy]) -> Callable[..., Solver]:
+    """The solver factory of one strategy: its arguments' signature, its docstring."""
+
+    def factory(**given: Any) -> Solver:
+        return strategy_solver_for(cls, given)
+
+    factory.__name__ = factory.__qualname__ = cls.name
+    factory.__doc__ = cls.__doc__
+    factory.__signature__ = strategy_arguments(cls).signature  # type: ignore[attr-defined]
+    return factory
 
 
-@solver
-def summary_memory(mode: str = "llm") -> Solver:
-    """Answer from one summary of the bank.
-
-    Args:
-        mode: ``llm`` (written by the ``summarizer`` role, else the response model)
-            or ``concat`` (the reference code's first eight memories joined).
-    """
-    return strategy_solver(SummaryMemory(mode))
-
-
-@solver
-def vector_memory(top_k: int = 3, embedder: str = "e5") -> Solver:
-    """Answer from the top-k memories by embedding cosine similarity.
-
-    Args:
-        top_k: Memories to select.
-        embedder: ``e5`` (multilingual-e5-small, embedded, offline), ``hashing``
-            (character n-grams, no model) or ``openai`` (text-embedding-3-large).
-    """
-    return strategy_solver(VectorMemory(make_embedder(embedder), top_k))
-
-
-@solver
-def graph_memory(top_k: int = 3) -> Solver:
-    """Answer from the top-k memories of the memory / scope / concept graph.
-
-    Args:
-        top_k: Memories to select.
-    """
-    return strategy_solver(GraphMemory(top_k))
-
-
-@solver
-def reflection_memory(top_k: int = 3) -> Solver:
-    """Answer from the top-k reflections on the bank, by bag-of-words score.
-
-    Args:
-        top_k: Reflections (and so source memories) to select.
-    """
-    return strategy_solver(ReflectionMemory(top_k))
-
-
-@solver
-def cmi(
-    k: int = 3,
-    tau_u: float | None = None,
-    tau_s: float | None = None,
-    budget: int | None = None,
-    prefer: str | None = None,
-    ablation: str = "full",
-    risk_filter: str | None = None,
-    lazy_perturb: bool = False,
-    embedder: str | None = None,
-    intervention: str | None = None,
-    effect: str | None = None,
-) -> Solver:
-    """Causal Memory Intervention: keep memories that improve the answer, stably.
-
-    Args:
-        k: Candidates proposed by the hybrid retriever.
-        tau_u: Utility threshold (select if utility > tau_u); default 0 under paper,
-            0.05 under blind (chosen on the development sets).
-        tau_s: Stability threshold (select if stability >= tau_s); default 0 under
-            paper, -1 under blind (stability is logged but never vetoes).
-        budget: Most memories selected (default: k under paper, 1 under blind).
-        prefer: Which passing candidates fill the budget first: ``utility`` (highest
-            utility, the reference; default under paper) or ``proposal`` (best proposal
-            rank; default under blind).
-        ablation: ``full`` or one of the ablations ``no_perturb``, ``utility_only``,
-            ``stability_only``, ``non_causal`` (no intervention: the top candidates the
-            risk filter keeps), ``oracle`` (see ``ABLATIONS``).
-        risk_filter: ``label`` (drop memories labelled harmful; paper protocol),
-            ``evidence`` (drop a memory that conflicts with a candidate the history
-            supports better) or ``none``; default: ``label`` under paper, ``evidence``
-            under blind.
-        lazy_perturb: Skip a perturbed call when utility already rules the memory out.
-        embedder: Embedder for the proposal score (``e5``, ``hashing`` or ``openai``);
-            default: ``hashing`` under paper (the reproduction's exact selections), ``e5``
-            under blind.
-        intervention: How interventions are scored: ``gold`` (the paper's: reads the
-            gold answer, refused under the blind protocol) or ``evidence`` (agreement
-            with the agent's own history, label-free); default: ``gold`` under paper,
-            ``evidence`` under blind.
-        effect: How answers become a memory's effect: ``answer`` (each context scored
-            by its generated answer, the paper's) or ``graded`` (by the expected answer
-            score under the model's likelihood of the candidate's answers in each
-            context); default: ``answer`` under paper, ``graded`` under blind
-            (``answer`` with ``lazy_perturb``, which reads the answer utility).
-    """
-    config = CMIConfig(
-        k=k,
-        tau_u=tau_u,
-        tau_s=tau_s,
-        budget=budget,
-        prefer=prefer,
-        ablation=ablation,
-        risk_filter=risk_filter,
-        lazy_perturb=lazy_perturb,
-        intervention=intervention,
-        effect=effect,
-    )
-    refuse_for_blind_tasks(config)
-    strategy = CMI(make_embedder(embedder) if embedder else None, config)
-    return strategy_solver(strategy, injected_scorer(intervention))
-
-
-SOLVERS: dict[str, Callable[..., Solver]] = {
-    "no_memory": no_memory,
-    "full_history": full_history,
-    "summary_memory": summary_memory,
-    "vector_memory": vector_memory,
-    "graph_memory": graph_memory,
-    "reflection_memory": reflection_memory,
-    "cmi": cmi,
-}
-"""The package's solver factory for each built-in strategy, by the strategy's name."""
-
-
-def bare_named(module: str) -> dict[str, Callable[..., Solver]]:
-    """Each built-in solver registered again under its bare name, on behalf of ``module``.
-
-    Inspect namespaces what an installed package registers (``cmi_inspect/cmi``) by the
-    module that defines it, so a checkout's task file (``tasks/causal_locomo.py``) calls
-    this to give ``--solver cmi`` its bare name: the same factory, signature and docs.
-    """
-    factories = {**SOLVERS, "memory_strategy": memory_strategy}
-    return {name: _alias(name, factory, module) for name, factory in factories.items()}
-
-
-def _alias(name: str, factory: Callable[..., Solver], module: str) -> Callable[..., Solver]:
-    raw = factory.__wrapped__  # type: ignore[attr-defined]  # @solver keeps it (functools.wraps)
-
-    def alias(*args: Any, **kwargs: Any) -> Solver:
-        return raw(*args, **kwargs)
-
-    functools.update_wrapper(alias, raw)
-    alias.__module__ = module
-    return solver(name=name)(alias)
-
-
-@solver
-def memory_strategy(strategy: str, **kwargs: Any) -> Solver:
+def any_strategy(strategy: str, **kwargs: Any) -> Solver:
     """Any strategy by name: a built-in one, or one another package installs (entry point
     group ``cmi_inspect.strategies``), built with the other ``-S`` arguments.
 
     Args:
         strategy: The strategy's name (``cmi-inspect run --help`` lists them).
-        **kwargs: The strategy's own arguments, passed to its constructor.
+        **kwargs: The strategy's own arguments, checked against what it declares.
     """
+    return strategy_solver_for(strategy_class(strategy), kwargs)
+
+
+FACTORIES: dict[str, Callable[..., Solver]] = {
+    **{name: _strategy_factory(cls) for name, cls in STRATEGIES.items()},
+    "memory_strategy": any_strategy,
+}
+"""Every solver factory by the name it is registered under."""
+
+
+def registered(module: str) -> dict[str, Callable[..., Solver]]:
+    """Every factory of ``FACTORIES`` as a ``@solver`` defined, for Inspect, in ``module``:
+    Inspect names a solver after the package of the module that defines it, so the
+    package's are ``cmi_inspect/NAME`` and a checkout's task file gets the bare names."""
+
+    def register(name: str, factory: Callable[..., Solver]) -> Callable[..., Solver]:
+        @functools.wraps(factory)  # the signature and docstring
+        def named(*args: Any, **kwargs: Any) -> Solver:
+            return factory(*args, **kwargs)
+
+        named.__module__ = module
+        return solver(name=name)(named)
+
+    return {name: register(name, factory) for name, factory in FACTORIES.items()}
+
+
+_PACKAGE = registered(__name__)
+SOLVERS: dict[str, Callable[..., Solver]] = {name: _PACKAGE[name] for name in STRATEGIES}
+"""The package's solver for each built-in strategy, by the strategy's name."""
+memory_strategy = _PACKAGE["memory_strategy"]
+
+
+def bare_named(module: str) -> dict[str, Callable[..., Solver]]:
+    """Each solver registered again under its bare name, on behalf of ``module`` (the
+    checkout's ``tasks/causal_locomo.py``): the same factories, signatures and docs."""
+    return registered(module)
+
+
+def solver_named(strategy: str, args: Mapping[str, Any]) -> Solver:
+    """The solver ``cmi-inspect run`` gives a strategy: a built-in one's own
+    (``cmi_inspect/NAME``), else ``memory_strategy`` naming it."""
     if strategy in SOLVERS:
-        return SOLVERS[strategy](**kwargs)
-    cls = strategy_class(strategy)
-    try:
-        instance = cls(**kwargs)
-    except UserError:  # the strategy's own one-line message
-        raise
-    except (TypeError, ValueError) as ex:
-        raise UserError(f"Strategy {strategy!r} does not take these -S arguments: {ex}") from None
-    return strategy_solver(instance)
+        return SOLVERS[strategy](**args)
+    return memory_strategy(strategy, **args)
+
+
+def __getattr__(name: str) -> Callable[..., Solver]:
+    """The package's solvers by strategy name: ``from cmi_inspect.solvers import cmi``."""
+    if name in SOLVERS:
+        return SOLVERS[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

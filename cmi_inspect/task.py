@@ -9,15 +9,14 @@ vector_memory, graph_memory, reflection_memory, cmi (default: no_memory).
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
 
-import cmi_inspect.log_tags  # noqa: F401  names each run's strategy in View's log list
 from cmi_inspect.data import TASK_FAMILIES
 from cmi_inspect.dataset import SampleView, causal_locomo_dataset
 from cmi_inspect.errors import UserError, choose
 from cmi_inspect.judge import JUDGE_PROMPT_VERSION
 from cmi_inspect.prompts import PROMPT_VERSION
-from cmi_inspect.scorers import DEFAULT_SCORING, SCORINGS, memory_selection, task_score
+from cmi_inspect.protocol import BUILT_TASKS, named_protocol
+from cmi_inspect.scorers import SCORINGS, memory_selection, task_score
 from cmi_inspect.solvers import no_memory
-from cmi_inspect.strategies.cmi import note_task_protocol
 
 ANSWER_MAX_TOKENS = 96
 TASK_VERSION = 5
@@ -58,17 +57,19 @@ def causal_locomo(
                 "-T task_families= is empty: leave it out for every family, or name some of "
                 f"{', '.join(TASK_FAMILIES)}."
             )
-    choose("scoring", scoring or "paper", SCORINGS)  # checked before any data is read
+    shown = named_protocol(protocol)
+    choose("scoring", scoring or shown.scoring, SCORINGS)  # checked before any data is read
     samples = causal_locomo_dataset(protocol, task_families, data_file, dataset)  # type: ignore[arg-type]
     view = SampleView.model_validate(samples[0].metadata)
     digest = view.data_sha256
-    note_task_protocol(protocol)  # type: ignore[arg-type]
+    default = no_memory()  # built before the task is noted: the note is for the next solver
+    BUILT_TASKS.built(shown.name)  # which refuses what this protocol hides
     return Task(
         dataset=samples,
-        solver=no_memory(),
+        solver=default,
         # the scorers read the answer key from the data file, never from a sample
         scorer=[
-            task_score(view.data_file, digest, protocol, scoring or DEFAULT_SCORING[protocol]),
+            task_score(view.data_file, digest, protocol, scoring or shown.scoring),
             memory_selection(view.data_file, digest, protocol),
         ],
         config=GenerateConfig(temperature=0.0, max_tokens=ANSWER_MAX_TOKENS),

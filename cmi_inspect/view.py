@@ -1,10 +1,10 @@
-"""What a memory strategy may see of a sample, under each protocol (spec §3).
+"""What a memory strategy may see of a sample, under each protocol (``protocol.PROTOCOLS``).
 
-``paper`` shows what the reference run showed (id, content, scope, label).
-``blind`` shows content and timestamp only, under an opaque key, in an order
-that carries no label; only scorers map keys back to memory ids. It also
-removes the release's label artefacts (``blinding``): the answer sentence
-that useful memories end with, and dates that only harmful memories have.
+``paper`` shows what the reference run showed (id, content, scope, label). A label-free
+protocol (``blind``) shows content and timestamp only, under an opaque key, in an order
+that carries no label; only scorers map keys back to memory ids. It also removes the
+release's label artefacts (``blinding``): the answer sentence that useful memories end
+with, and dates that only harmful memories have.
 """
 
 from __future__ import annotations
@@ -12,14 +12,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from cmi_inspect.blinding import blind_timestamps, strip_answer_suffix
 from cmi_inspect.data import MemoryRecord
 from cmi_inspect.prompts import memory_line
-
-ProtocolName = Literal["paper", "blind"]
-PROTOCOLS: tuple[ProtocolName, ...] = ("paper", "blind")
+from cmi_inspect.protocol import PROTOCOLS, ProtocolName
 
 
 @dataclass(frozen=True)
@@ -61,7 +58,7 @@ def memory_view(
     ``session_timestamps`` (of the example's past sessions) bound the dates the
     blind view shows.
     """
-    if protocol == "paper":
+    if not PROTOCOLS[protocol].label_free:
         return [Memory(m.memory_id, m.content, m.timestamp, m.scope, m.label) for m in bank]
     keys = blind_keys(example_id, bank)
     dates = blind_timestamps(example_id, bank, session_timestamps)
@@ -75,6 +72,6 @@ def key_to_memory_id(
     example_id: str, bank: Sequence[MemoryRecord], protocol: ProtocolName
 ) -> dict[str, str]:
     """Map the keys a strategy saw back to memory ids (for scorers only)."""
-    if protocol == "paper":
+    if not PROTOCOLS[protocol].label_free:
         return {m.memory_id: m.memory_id for m in bank}
     return {key: memory_id for memory_id, key in blind_keys(example_id, bank).items()}

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from cmi_inspect.audit import AuditItem, audit, audit_items, bow_classifier_scores, format_audit
+from cmi_inspect.audit import AuditItem, audit, audit_items, bow_classifier_scores
+from cmi_inspect.report.audits import artefact_table
 
 COMPARISONS = ("harmful_vs_useful", "harmful_vs_irrelevant")
 
@@ -39,7 +40,7 @@ def test_a_comparison_without_harmful_items_is_null():
     items = [i for i in _items() if i.label != "harmful"]
     result = audit(items)
     assert all(v is None for aucs in result["features"].values() for v in aucs.values())
-    assert "n/a" in format_audit(result, "no harmful")
+    assert "n/a" in artefact_table(result, "no harmful")
 
 
 def test_classifier_is_out_of_fold_deterministic_and_finds_a_marker_word():
@@ -69,7 +70,7 @@ def test_banks_sharing_a_text_are_never_split_across_train_and_test():
 
 
 def test_format_marks_each_auc_inside_or_outside_the_band():
-    text = format_audit(audit(_items()), "hand-made")
+    text = artefact_table(audit(_items()), "hand-made")
     assert text.startswith("### hand-made")
     assert "| after_history | 0.750 | no | 0.750 | no |" in text
     assert "| answer_suffix | 0.250 | no | 0.500 | yes |" in text

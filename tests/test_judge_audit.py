@@ -8,7 +8,8 @@ import pytest
 from cmi_inspect.cli import main
 from cmi_inspect.data import load_records
 from cmi_inspect.judge import Verdict, majority
-from cmi_inspect.judge_audit import KINDS, VAGUE, audit_result, calibration_answers, format_audit, judge_calibration
+from cmi_inspect.judge_audit import KINDS, VAGUE, audit_result, calibration_answers, judge_calibration
+from cmi_inspect.report.audits import judge_table
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import list_eval_logs, read_eval_log
 
@@ -150,7 +151,7 @@ def test_judge_errors_are_counted_by_kind_and_an_all_error_kind_is_not_meaningfu
     assert result["error_rate_overall"] == pytest.approx(items["vague_wrong"] / sum(items.values()))
     # all-error kinds have no acceptance (not 0.000, which reads as a judge that never falsely accepts)
     assert result["acceptance"] == {"correct": 0.0, "vague_wrong": None, "specific_wrong": 0.0, "adversarial": None}
-    table = format_audit(result)
+    table = judge_table(result)
     assert f"| vague_wrong | {items['vague_wrong']} | not meaningful | - | {items['vague_wrong']} (all) |" in table
     assert f"| correct | {items['correct']} | 0.000 | 0.000 | 0 |" in table
     assert f"{items['vague_wrong']} of {sum(items.values())} verdicts" in table and "were judge errors" in table
@@ -166,7 +167,7 @@ def test_judge_errors_are_counted_by_kind_and_an_all_error_kind_is_not_meaningfu
 def test_a_clean_judge_reports_no_error(tmp_path):
     result = audit_result(run_audit(tmp_path))
     assert result["errors_overall"] == 0 and result["error_rate_overall"] == 0.0
-    assert "were judge errors" not in format_audit(result) and "not meaningful" not in format_audit(result)
+    assert "were judge errors" not in judge_table(result) and "not meaningful" not in judge_table(result)
 
 
 def one_line_error(capsys, argv: list[str], message: str) -> None:

@@ -165,6 +165,16 @@ def test_an_installed_external_strategy_runs_is_scored_and_reported_like_a_built
     assert log.eval.task == "causal_locomo: keyword_memory[fail=True] (paper)"
     assert log.samples and all(s.error is not None for s in log.samples)
     assert all("strategy 'keyword_memory' failed" in (s.error.message if s.error else "") for s in log.samples)
+    bad = subprocess.run(
+        [str(BIN / "inspect"), "eval", "cmi_inspect/causal_locomo", "--solver", "cmi_inspect/memory_strategy",
+         "-S", "strategy=keyword_memory", "-S", "topk=3", "-T", f"data_file={SYNTHETIC}",
+         "--model", "fixed_latency/0", "--log-dir", str(tmp_path / "bad")],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    said = " ".join((bad.stdout + bad.stderr).split())  # as Rich wraps it
+    assert bad.returncode != 0 and "Traceback" not in said
+    assert "Strategy 'keyword_memory' takes no -S topk; it takes top_k: int = 2, fail: bool = False." in said
+    assert not list((tmp_path / "bad").glob("*.eval"))  # refused before the run
 
 
 def test_an_unknown_strategy_names_the_built_in_and_installed_ones():

@@ -1,4 +1,4 @@
-"""The deterministic score's components and the selection metrics (spec §5-6)."""
+"""The deterministic score's components and the selection metrics."""
 
 from __future__ import annotations
 

@@ -23,8 +23,8 @@ from cmi_inspect.data import CAUSAL_LOCOMO_SHA256
 from cmi_inspect.dataset import CausalLocomoMetadata
 from cmi_inspect.log_tags import TASK_NAME, is_causal_locomo
 from cmi_inspect.log_tags import strategy_label as plan_label
+from cmi_inspect.protocol import logged_protocol
 from cmi_inspect.report.stats import Mean
-from cmi_inspect.scorers import DEFAULT_SCORING
 from cmi_inspect.strategies import STRATEGIES
 from cmi_inspect.strategies.base import MemorySelection
 from cmi_inspect.view import key_to_memory_id
@@ -109,7 +109,8 @@ class Run:
     @property
     def setting(self) -> str:
         """The protocol, with the scoring when it is not the protocol's default."""
-        default = DEFAULT_SCORING.get(self.protocol)
+        shown = logged_protocol(self.protocol)
+        default = shown.scoring if shown else None
         return self.protocol if self.scoring == default else f"{self.protocol}, {self.scoring}"
 
     @property
@@ -270,6 +271,7 @@ def summarise(log: EvalLog, name: str) -> Run:
     n = len(samples)
     args = log.eval.task_args or {}
     protocol = str(args.get("protocol", "paper"))
+    shown = logged_protocol(protocol)
 
     def per_sample(values: list[float]) -> float:
         return sum(values) / n if n else math.nan
@@ -295,7 +297,7 @@ def summarise(log: EvalLog, name: str) -> Run:
         extraction_failures=extraction_failures(samples),
         candidates=[c for s in samples for c in labelled_candidates(s)],
         data=data_set(log),
-        scoring=str(args.get("scoring") or DEFAULT_SCORING.get(protocol, "paper")),
+        scoring=str(args.get("scoring") or (shown.scoring if shown else "paper")),
         epochs=log.eval.config.epochs or 1,
         whole_dataset=covers_dataset(log),
     )

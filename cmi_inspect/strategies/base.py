@@ -39,7 +39,8 @@ from pydantic import BaseModel, Field
 from cmi_inspect.data import PastSession
 from cmi_inspect.dataset import SampleView
 from cmi_inspect.errors import UserError
-from cmi_inspect.view import Memory, ProtocolName
+from cmi_inspect.protocol import Protocol, ProtocolName
+from cmi_inspect.view import Memory
 
 AnswerScorer = Callable[[str], Awaitable[float]]
 """Scores one answer to the sample's request (higher is better)."""
@@ -87,15 +88,42 @@ MemoryNames = Mapping[str, str]
 
 
 class MemoryStrategy(ABC):
+    """A memory system: picks memories for a request and writes the prompt.
+
+    Its docstring is its solver's (``-S`` arguments under ``Args:``); its ``-S`` arguments
+    are its constructor's keyword parameters unless it declares them as one record
+    (``Args``), and ``strategies.arguments`` checks them before the run.
+    """
+
     name: ClassVar[str]
+    Args: ClassVar[type[Any] | None] = None
+    """The ``-S`` arguments as one typed record (a dataclass), for a strategy whose
+    constructor does not take them one by one (it is built by ``from_args``). None: the
+    constructor's keyword parameters are its arguments."""
 
     @abstractmethod
     async def select(self, task: MemoryTask) -> Selection: ...
 
     @classmethod
+    def from_args(cls, args: Any) -> MemoryStrategy:
+        """The strategy built from its ``Args`` record (for a strategy that declares one)."""
+        raise NotImplementedError(f"{cls.__name__} declares Args but not from_args")
+
+    @classmethod
     def explain(cls, details: dict[str, Any], names: MemoryNames) -> str:
         """The strategy's details as Markdown for the sample's explanation ('' for none)."""
         return ""
+
+    def check_protocol(self, protocol: Protocol) -> None:
+        """Refuse (``Protocol.refuse``, one line) what this strategy would read that
+        ``protocol`` hides, before a run whose tasks all follow it. One that reads nothing
+        but its ``MemoryTask`` has nothing to refuse."""
+        return None
+
+    def answer_scorer(self) -> AnswerScorerFactory | None:
+        """What its solver builds from each sample and hands over as
+        ``MemoryTask.score_answer`` (None: nothing; CMI's gold scorer is the one there is)."""
+        return None
 
 
 class StrategyError(RuntimeError):

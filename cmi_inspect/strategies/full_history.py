@@ -77,6 +77,8 @@ async def fit_history(
 
 
 class FullHistory(MemoryStrategy):
+    """Answer from all past sessions (most recent that fit the context window)."""
+
     name = "full_history"
 
     async def select(self, task: MemoryTask) -> Selection:

@@ -41,10 +41,16 @@ def graph_score(request: str, memory: Memory) -> float:
 
 
 class GraphMemory(MemoryStrategy):
+    """Answer from the top-k memories of the memory / scope / concept graph.
+
+    Args:
+        top_k: Memories to select.
+    """
+
     name = "graph_memory"
 
-    def __init__(self, k: int = 3) -> None:
-        self.k = positive_int("top_k", k)
+    def __init__(self, top_k: int = 3) -> None:
+        self.k = positive_int("top_k", top_k)
 
     async def select(self, task: MemoryTask) -> Selection:
         scores = [graph_score(task.request, m) for m in task.memories]

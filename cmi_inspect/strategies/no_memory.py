@@ -7,6 +7,8 @@ from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Selection
 
 
 class NoMemory(MemoryStrategy):
+    """Answer from the request alone."""
+
     name = "no_memory"
 
     async def select(self, task: MemoryTask) -> Selection:

@@ -66,10 +66,16 @@ class ReflectionDetails(BaseModel):
 
 
 class ReflectionMemory(MemoryStrategy):
+    """Answer from the top-k reflections on the bank, by bag-of-words score.
+
+    Args:
+        top_k: Reflections (and so source memories) to select.
+    """
+
     name = "reflection_memory"
 
-    def __init__(self, k: int = 3) -> None:
-        self.k = positive_int("top_k", k)
+    def __init__(self, top_k: int = 3) -> None:
+        self.k = positive_int("top_k", top_k)
 
     async def select(self, task: MemoryTask) -> Selection:
         if task.protocol == "paper":

@@ -33,6 +33,13 @@ class SummaryDetails(BaseModel):
 
 
 class SummaryMemory(MemoryStrategy):
+    """Answer from one summary of the bank.
+
+    Args:
+        mode: ``llm`` (written by the ``summarizer`` role, else the response model)
+            or ``concat`` (the reference code's first eight memories joined).
+    """
+
     name = "summary_memory"
 
     def __init__(self, mode: str = "llm") -> None:

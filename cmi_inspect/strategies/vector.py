@@ -6,7 +6,7 @@ from pydantic import BaseModel
 
 from cmi_inspect.errors import positive_int
 from cmi_inspect.prompts import memory_prompt
-from cmi_inspect.retrieval import Embedder, top_k
+from cmi_inspect.retrieval import make_embedder, top_k
 from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Pick, Selection
 
 
@@ -21,11 +21,19 @@ class VectorDetails(RetrievalDetails):
 
 
 class VectorMemory(MemoryStrategy):
+    """Answer from the top-k memories by embedding cosine similarity.
+
+    Args:
+        top_k: Memories to select.
+        embedder: ``e5`` (multilingual-e5-small, embedded, offline), ``hashing``
+            (character n-grams, no model) or ``openai`` (text-embedding-3-large).
+    """
+
     name = "vector_memory"
 
-    def __init__(self, embedder: Embedder, k: int = 3) -> None:
-        self.embedder = embedder
-        self.k = positive_int("top_k", k)
+    def __init__(self, top_k: int = 3, embedder: str = "e5") -> None:
+        self.k = positive_int("top_k", top_k)
+        self.embedder = make_embedder(embedder)
 
     async def select(self, task: MemoryTask) -> Selection:
         scores = await self.embedder.cosine(task.request, [m.content for m in task.memories])

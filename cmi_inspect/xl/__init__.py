@@ -3,7 +3,8 @@
 Every answerable LoCoMo question (categories 1-4) becomes one example in the release's
 schema. All memories, whatever their label, are rendered by one template from one dialogue
 turn each, and their timestamps come from one seeded sampler, so that neither style nor
-time separates the labels (spec: causal-locomo-xl.md; artefacts: label-free-cmi.md §1).
+time separates the labels (``cmi-inspect audit --dataset xl`` measures it; README,
+"Causal-LoCoMo-XL").
 No model and no network are used: two builds from the same source give the same bytes.
 
 The parts, in the order a build uses them: ``params`` (fixed choices), ``locomo`` (the

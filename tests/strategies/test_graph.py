@@ -29,7 +29,7 @@ def test_blind_scope_comes_from_names_in_the_text():
 
 
 async def test_selects_top_k_in_score_order(synthetic_records):
-    selection = await GraphMemory(k=2).select(memory_task_for(synthetic_records[1]))
+    selection = await GraphMemory(top_k=2).select(memory_task_for(synthetic_records[1]))
     # both: concept "marco" + scope; gold_01 has the higher Jaccard (1/12 vs 1/13)
     assert [p.key for p in selection.picks] == ["gold_01", "gold_00"]
     assert [p.score for p in selection.picks] == [2 + 1 / 12, 2 + 1 / 13]
@@ -39,5 +39,5 @@ async def test_ties_break_by_bank_order(synthetic_records):
     record = synthetic_records[0].model_copy(deep=True)
     for m in record.memory_bank:
         m.content, m.scope = "unrelated words", "Nobody"
-    selection = await GraphMemory(k=2).select(memory_task_for(record))
+    selection = await GraphMemory(top_k=2).select(memory_task_for(record))
     assert [p.key for p in selection.picks] == ["gold_00", "irr_00"]

@@ -27,7 +27,7 @@ def test_conflicts_need_same_wording_and_different_values():
 
 
 async def test_paper_selects_by_bag_of_words(synthetic_records):
-    selection = await ReflectionMemory(k=2).select(memory_task_for(synthetic_records[0]))
+    selection = await ReflectionMemory(top_k=2).select(memory_task_for(synthetic_records[0]))
     assert [p.key for p in selection.picks] == ["gold_00", "harm_00"]
     assert "[gold_00] Lesson: Priya adopted" in selection.prompt
     assert "[harm_00] Safety lesson:" in selection.prompt
@@ -35,7 +35,7 @@ async def test_paper_selects_by_bag_of_words(synthetic_records):
 
 async def test_blind_uses_no_label(synthetic_records):
     task = memory_task_for(synthetic_records[0], protocol="blind")
-    selection = await ReflectionMemory(k=2).select(task)
+    selection = await ReflectionMemory(top_k=2).select(task)
     assert len(selection.picks) == 2
     assert "Lesson" not in selection.prompt and "label" not in selection.prompt
     assert selection.prompt.count("Caution, another note disagrees") == 2

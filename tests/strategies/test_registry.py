@@ -6,8 +6,10 @@ import inspect
 
 import pytest
 import tasks.causal_locomo  # noqa: F401  the checkout's task file: registers the bare names
-from cmi_inspect.solvers import SOLVERS
+from cmi_inspect.errors import UserError
+from cmi_inspect.solvers import SOLVERS, memory_strategy, solver_named
 from cmi_inspect.strategies import STRATEGIES
+from cmi_inspect.strategies.arguments import strategy_arguments
 from cmi_inspect.strategies.cmi import ABLATIONS
 from inspect_ai.util import registry_create, registry_info
 
@@ -22,10 +24,24 @@ def test_every_strategy_has_a_bare_named_solver():
         "full_history",
         "no_memory",
     ]
-    assert sorted(SOLVERS) == sorted(STRATEGIES)
+    assert list(SOLVERS) == list(STRATEGIES)
     for name, strategy in STRATEGIES.items():
         assert strategy.name == name
         assert registry_info(registry_create("solver", name)).name == name  # the task file's bare name
+        assert registry_info(registry_create("solver", f"cmi_inspect/{name}")).name == f"cmi_inspect/{name}"
+    assert registry_info(registry_create("solver", "memory_strategy", strategy="no_memory")).name == "memory_strategy"
+    packaged = registry_create("solver", "cmi_inspect/memory_strategy", strategy="no_memory")
+    assert registry_info(packaged).name == "cmi_inspect/memory_strategy"
+
+
+def test_a_solver_takes_its_strategys_arguments_and_documents_each_of_them():
+    for name, factory in SOLVERS.items():
+        arguments = strategy_arguments(STRATEGIES[name])
+        assert inspect.signature(factory) == arguments.signature
+        doc = inspect.getdoc(factory) or ""
+        assert doc.splitlines()[0], name
+        for argument in arguments.names:
+            assert f"\n    {argument}: " in doc, (name, argument)
 
 
 def test_a_bare_name_is_the_same_factory_with_the_same_arguments():
@@ -34,6 +50,38 @@ def test_a_bare_name_is_the_same_factory_with_the_same_arguments():
     assert bare.__doc__ == SOLVERS["cmi"].__doc__
     solver = registry_create("solver", "cmi", k=4)
     assert registry_info(solver).name == "cmi"
+
+
+BAD_ARGUMENTS = {
+    "an unknown name": (
+        lambda: SOLVERS["vector_memory"](topk=3),
+        "^Strategy 'vector_memory' takes no -S topk; it takes top_k: int = 3, embedder: str = 'e5'.$",
+    ),
+    "a value of the wrong type": (
+        lambda: registry_create("solver", "cmi_inspect/graph_memory", top_k="three"),
+        "^Strategy 'graph_memory': -S top_k='three' is not int",
+    ),
+    "a built-in by name": (
+        lambda: memory_strategy(strategy="cmi", tau=0.1),
+        "^Strategy 'cmi' takes no -S tau; it takes k: int = 3, ",
+    ),
+    # an installed strategy (its entry point is in pyproject.toml), checked before it is imported
+    "an installed strategy's unknown name": (
+        lambda: memory_strategy(strategy="mem0", topk=2),
+        "^Strategy 'mem0' takes no -S topk; it takes infer: bool | str = False, top_k: int = 3",
+    ),
+    "an installed strategy's value, as cmi-inspect run builds it": (
+        lambda: solver_named("mem0", {"top_k": "two"}),
+        "^Strategy 'mem0': -S top_k='two' is not int",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", BAD_ARGUMENTS)
+def test_a_bad_argument_is_one_line_before_any_run(case):
+    build, message = BAD_ARGUMENTS[case]
+    with pytest.raises(UserError, match=message.replace("|", r"\|")):
+        build()
 
 
 def test_ablations_describe_their_rule():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from cmi_inspect.retrieval import HashingEmbedder
 from cmi_inspect.strategies.vector import VectorMemory
 
 from conftest import memory_task_for
@@ -10,7 +9,7 @@ from conftest import memory_task_for
 
 async def test_top_k_by_cosine(synthetic_records):
     task = memory_task_for(synthetic_records[0])
-    selection = await VectorMemory(HashingEmbedder(), k=2).select(task)
+    selection = await VectorMemory(top_k=2, embedder="hashing").select(task)
     keys = [p.key for p in selection.picks]
     assert len(keys) == 2 and set(keys) <= {"gold_00", "harm_00"}
     scores = [p.score or 0.0 for p in selection.picks]
@@ -23,10 +22,10 @@ async def test_ties_keep_bank_order(synthetic_records):
     record = synthetic_records[0].model_copy(deep=True)
     for m in record.memory_bank:
         m.content = "identical text"
-    selection = await VectorMemory(HashingEmbedder(), k=3).select(memory_task_for(record))
+    selection = await VectorMemory(top_k=3, embedder="hashing").select(memory_task_for(record))
     assert [p.key for p in selection.picks] == ["gold_00", "irr_00", "irr_01"]
 
 
 async def test_top_k_larger_than_the_bank(synthetic_records):
-    selection = await VectorMemory(HashingEmbedder(), k=10).select(memory_task_for(synthetic_records[2]))
+    selection = await VectorMemory(top_k=10, embedder="hashing").select(memory_task_for(synthetic_records[2]))
     assert len(selection.picks) == 2

@@ -1,4 +1,4 @@
-"""Causal Memory Intervention: keep a memory only if it improves the answer, stably (spec §1, §4).
+"""Causal Memory Intervention: keep a memory only if it improves the answer, stably.
 
 Per sample: propose K candidates with a weighted score (``proposal``), answer with no
 memory, with each candidate and with a perturbed copy of it, score every answer with the
@@ -16,13 +16,7 @@ proposal has no recency term (recency is what promoted poison).
 
 from cmi_inspect.strategies.cmi.diagnostics import Candidate, CMIDiagnostics, logged_diagnostics
 from cmi_inspect.strategies.cmi.loop import CMI
-from cmi_inspect.strategies.cmi.prerun import note_task_protocol, refuse_for_blind_tasks
-from cmi_inspect.strategies.cmi.profiles import (
-    PROFILES,
-    BlindProtocolError,
-    Profile,
-    ProposalWeights,
-)
+from cmi_inspect.strategies.cmi.profiles import PROFILES, Profile, ProposalWeights
 from cmi_inspect.strategies.cmi.proposal import proposal_scores
 from cmi_inspect.strategies.cmi.risk import RISK_FILTERS, RiskFilter, evidence_risk
 from cmi_inspect.strategies.cmi.rules import (
@@ -51,7 +45,6 @@ __all__ = [
     "PROFILES",
     "RISK_FILTERS",
     "Ablation",
-    "BlindProtocolError",
     "CMIConfig",
     "Choices",
     "CMIDiagnostics",
@@ -67,8 +60,6 @@ __all__ = [
     "gold_answer_scorer",
     "injected_scorer",
     "logged_diagnostics",
-    "note_task_protocol",
     "proposal_scores",
-    "refuse_for_blind_tasks",
     "rule_rejection",
 ]

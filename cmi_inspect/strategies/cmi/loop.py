@@ -9,7 +9,7 @@ of 2K+2.
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from inspect_ai.model import Model, ModelOutput
@@ -17,9 +17,11 @@ from inspect_ai.util import collect
 
 from cmi_inspect.perturb import perturb
 from cmi_inspect.prompts import memory_prompt, no_memory_prompt
+from cmi_inspect.protocol import Protocol, ProtocolName
 from cmi_inspect.retrieval import Embedder, make_embedder
 from cmi_inspect.strategies.base import (
     AnswerScorer,
+    AnswerScorerFactory,
     MemoryNames,
     MemoryStrategy,
     MemoryTask,
@@ -39,7 +41,8 @@ from cmi_inspect.strategies.cmi.rules import (
     decide,
     rule_rejection,
 )
-from cmi_inspect.view import Memory, ProtocolName
+from cmi_inspect.strategies.cmi.scorers import injected_scorer
+from cmi_inspect.view import Memory
 
 
 class Answers:
@@ -84,10 +87,58 @@ class Prompts:
             self.perturbed[key] = memory_prompt(request, [copy.line()])
 
 
+@dataclass(frozen=True)
+class CMIArgs(CMIConfig):
+    """CMI's ``-S`` arguments: its config, and the proposal's embedder by name."""
+
+    embedder: str | None = None
+
+
 class CMI(MemoryStrategy):
-    """Causal Memory Intervention: keep a memory only if it improves the answer, stably."""
+    """Causal Memory Intervention: keep memories that improve the answer, stably.
+
+    Args:
+        k: Candidates proposed by the hybrid retriever.
+        tau_u: Utility threshold (select if utility > tau_u); default 0 under paper,
+            0.05 under blind (chosen on the development sets).
+        tau_s: Stability threshold (select if stability >= tau_s); default 0 under
+            paper, -1 under blind (stability is logged but never vetoes).
+        budget: Most memories selected (default: k under paper, 1 under blind).
+        prefer: Which passing candidates fill the budget first: ``utility`` (highest
+            utility, the reference; default under paper) or ``proposal`` (best proposal
+            rank; default under blind).
+        ablation: ``full`` or one of the ablations ``no_perturb``, ``utility_only``,
+            ``stability_only``, ``non_causal`` (no intervention: the top candidates the
+            risk filter keeps), ``oracle`` (see ``ABLATIONS``).
+        risk_filter: ``label`` (drop memories labelled harmful; paper protocol),
+            ``evidence`` (drop a memory that conflicts with a candidate the history
+            supports better) or ``none``; default: ``label`` under paper, ``evidence``
+            under blind.
+        lazy_perturb: Skip a perturbed call when utility already rules the memory out.
+        intervention: How interventions are scored: ``gold`` (the paper's: reads the
+            gold answer, refused under the blind protocol) or ``evidence`` (agreement
+            with the agent's own history, label-free); default: ``gold`` under paper,
+            ``evidence`` under blind.
+        effect: How answers become a memory's effect: ``answer`` (each context scored
+            by its generated answer, the paper's) or ``graded`` (by the expected answer
+            score under the model's likelihood of the candidate's answers in each
+            context); default: ``answer`` under paper, ``graded`` under blind
+            (``answer`` with ``lazy_perturb``, which reads the answer utility).
+        conflict_similarity: Embedding cosine from which two candidates count as
+            versions of one claim, for the evidence risk filter (a poison is most often a
+            close paraphrase of the memory it distorts); above 1, no pair does.
+        conflict_overlap: Or the share of the shorter memory's content words that the
+            other has too (``evidence.word_overlap``), from which they count as versions
+            of one claim whatever the embedder's scale (not reflection's
+            ``CONFLICT_WORDING_JACCARD``, a Jaccard of wordings without their dates and
+            numbers).
+        embedder: Embedder for the proposal score (``e5``, ``hashing`` or ``openai``);
+            default: ``hashing`` under paper (the reproduction's exact selections), ``e5``
+            under blind.
+    """
 
     name = STRATEGY
+    Args = CMIArgs
 
     def __init__(self, embedder: Embedder | None = None, config: CMIConfig | None = None) -> None:
         """``embedder`` None: the protocol's (``Profile.embedder``), made on first use."""
@@ -95,6 +146,16 @@ class CMI(MemoryStrategy):
         self.default_embedders: dict[ProtocolName, Embedder] = {}
         self.config = config or CMIConfig()
         self.ablation = ABLATIONS[self.config.ablation]
+
+    @classmethod
+    def from_args(cls, args: CMIArgs) -> CMI:
+        config = CMIConfig(**{f.name: getattr(args, f.name) for f in fields(CMIConfig)})
+        return cls(make_embedder(args.embedder) if args.embedder else None, config)
+
+    def answer_scorer(self) -> AnswerScorerFactory:
+        """The named intervention scorer's (the gold one reads the sample's answer key),
+        else each sample's protocol's."""
+        return injected_scorer(self.config.intervention)
 
     def embedder(self, protocol: ProtocolName) -> Embedder:
         """The given embedder, else the protocol's."""
@@ -125,7 +186,7 @@ class CMI(MemoryStrategy):
             c.memory_support = history.support(memories[c.key].content)
             c.support_with = history.support(c.answer_with)
             c.support_perturbed = history.support(c.answer_perturbed)
-        await choices.risk.measure(candidates, memories, embedder, cfg)
+        await choices.risk.measure(candidates, memories, embedder, cfg.conflicts)
         kept = self._decide(candidates, memories, choices)
 
         prompt = memory_prompt(task.request, [memories[c.key].line() for c in kept])
@@ -248,6 +309,11 @@ class CMI(MemoryStrategy):
             c.answer_perturbed = answers.text(prompts.perturbed[c.key])
             c.s_pert = answers.scores[prompts.perturbed[c.key]]
             c.stability = (c.s_with or 0.0) - c.s_pert
+
+    def check_protocol(self, protocol: Protocol) -> None:
+        """The intervention scorer and the risk filter; the ablation is left to each
+        sample's check (``Choices.refuse_label_reading``)."""
+        Choices.of(self.config, protocol.name).refuse_label_reading(ablation=False)
 
     @classmethod
     def explain(cls, details: dict[str, Any], names: MemoryNames) -> str:

@@ -12,12 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cmi_inspect.errors import UserError
-from cmi_inspect.view import ProtocolName
-
-
-class BlindProtocolError(UserError):
-    """A label- or gold-reading choice was asked to run under the blind protocol (one line)."""
+from cmi_inspect.protocol import ProtocolName
 
 
 @dataclass(frozen=True)
@@ -33,7 +28,7 @@ class ProposalWeights:
 
 
 HYBRID = ProposalWeights("hybrid", cosine=0.7, recency=0.2, jaccard=0.1)
-"""The reference's proposal (spec §4)."""
+"""The reference's proposal (the paper's CMI code)."""
 RELEVANCE = ProposalWeights("relevance", cosine=0.7, recency=0.0, jaccard=0.1)
 """The label-free proposal: a memory's date says nothing about its effect, and in the
 release recency is what promoted the poison."""
@@ -63,15 +58,6 @@ class Profile:
     """Stability a kept memory must reach (-1: any; stabilities lie in [-1, 1])."""
     prefer: str
     """Which passing candidates fill the budget first (``rules.PREFER``)."""
-    label_free: bool
-    """Nothing of the answer key may be read: choices that read labels or the gold answer
-    are refused."""
-
-    def allow(self, refusal: str | None) -> None:
-        """Raise a choice's ``refusal`` (its one-line reason, None for a label-free choice)
-        when this protocol is label-free."""
-        if self.label_free and refusal is not None:
-            raise BlindProtocolError(refusal)
 
 
 PROFILES: dict[ProtocolName, Profile] = {
@@ -88,7 +74,6 @@ PROFILES: dict[ProtocolName, Profile] = {
             0.0,
             0.0,
             "utility",
-            label_free=False,
         ),
         # thresholds chosen on the development sets (benchmarks/tune_cmi.py, docs/RESULTS.md):
         # the best-ranked candidate whose graded effect raises the answer's expected score by
@@ -104,7 +89,6 @@ PROFILES: dict[ProtocolName, Profile] = {
             0.05,
             -1.0,
             "proposal",
-            label_free=True,
         ),
     )
 }

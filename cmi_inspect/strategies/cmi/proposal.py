@@ -1,4 +1,4 @@
-"""CMI's candidates: the top k memories by a weighted proposal score (spec §4)."""
+"""CMI's candidates: the top k memories by a weighted proposal score (``ProposalWeights``)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from cmi_inspect.errors import choose
 from cmi_inspect.evidence import word_overlap
@@ -18,14 +17,23 @@ from cmi_inspect.retrieval import Embedder
 from cmi_inspect.strategies.cmi.diagnostics import Candidate
 from cmi_inspect.view import Memory
 
-if TYPE_CHECKING:
-    from cmi_inspect.strategies.cmi.rules import CMIConfig
+
+@dataclass(frozen=True)
+class Conflicts:
+    """From when two candidates count as versions of one claim (``CMIConfig.conflict_*``)."""
+
+    similarity: float
+    """Embedding cosine at or above which they do."""
+    overlap: float
+    """Share of the shorter memory's content words the other has too
+    (``evidence.word_overlap``), at or above which they do."""
+
 
 Verdict = Callable[[Candidate, Memory, Mapping[str, Candidate]], "str | None"]
 """Why the filter drops a candidate (None: it keeps it), from the candidate, its memory
 and every candidate of the sample by key."""
 Measure = Callable[
-    [Sequence[Candidate], Mapping[str, Memory], Embedder, "CMIConfig"], Awaitable[None]
+    [Sequence[Candidate], Mapping[str, Memory], Embedder, Conflicts], Awaitable[None]
 ]
 """Records on the candidates what the filter's verdicts need measured first."""
 
@@ -34,7 +42,7 @@ async def measure_nothing(
     candidates: Sequence[Candidate],
     memories: Mapping[str, Memory],
     embedder: Embedder,
-    config: CMIConfig,
+    conflicts: Conflicts,
 ) -> None:
     """A filter whose verdicts need nothing measured."""
 
@@ -66,7 +74,7 @@ async def find_conflicts(
     candidates: Sequence[Candidate],
     memories: Mapping[str, Memory],
     embedder: Embedder,
-    config: CMIConfig,
+    conflicts: Conflicts,
 ) -> None:
     """Pair up candidates whose memories are close paraphrases or one-value edits of each
     other: versions of one claim, of which at most one can be right. The relation is
@@ -87,8 +95,8 @@ async def find_conflicts(
                 continue
             similarity = max(cosine[c.key, d.key], cosine[d.key, c.key])
             if (
-                similarity >= config.conflict_similarity
-                or word_overlap(text, memories[d.key].content) >= config.conflict_overlap
+                similarity >= conflicts.similarity
+                or word_overlap(text, memories[d.key].content) >= conflicts.overlap
             ):
                 c.conflicts[d.key] = round(similarity, 3)
 

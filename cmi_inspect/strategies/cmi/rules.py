@@ -12,12 +12,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from cmi_inspect.errors import UserError, choose, finite_float, flag, positive_int
+from cmi_inspect.protocol import PROTOCOLS, Protocol, ProtocolName
 from cmi_inspect.strategies.cmi.diagnostics import Candidate
 from cmi_inspect.strategies.cmi.effect import Effect, effect
 from cmi_inspect.strategies.cmi.profiles import PROFILES, Profile
-from cmi_inspect.strategies.cmi.risk import RiskFilter, risk_filter
+from cmi_inspect.strategies.cmi.risk import Conflicts, RiskFilter, risk_filter
 from cmi_inspect.strategies.cmi.scorers import InterventionScorer, intervention_scorer
-from cmi_inspect.view import ProtocolName
 
 
 @dataclass(frozen=True)
@@ -109,36 +109,22 @@ PREFER: dict[str, Callable[[Candidate], tuple[float, ...]]] = {
 
 @dataclass(frozen=True)
 class CMIConfig:
-    """CMI's parameters (``-S name=value``); a choice left None follows the protocol's
-    profile (``profiles.PROFILES``). The log records them resolved (``resolved``)."""
+    """CMI's parameters, each documented once, as ``-S`` arguments, in ``CMI``'s docstring. A
+    choice left None follows the protocol's profile (``profiles.PROFILES``); the log records
+    them resolved (``resolved``)."""
 
     k: int = 3
     tau_u: float | None = None
-    """Defaults to the protocol's (``Profile.tau_u``)."""
     tau_s: float | None = None
-    """Defaults to the protocol's (``Profile.tau_s``)."""
     budget: int | None = None
-    """Most memories kept; defaults to the protocol's (``Profile.budget``), else k."""
     prefer: str | None = None
-    """Which passing candidates fill the budget first (``PREFER``); defaults to the
-    protocol's (``Profile.prefer``)."""
     ablation: str = "full"
     risk_filter: str | None = None
-    """A name of ``risk.RISK_FILTERS``."""
     lazy_perturb: bool = False
-    """Skip the perturbed call of a candidate whose utility already rules it out."""
     intervention: str | None = None
-    """A name of ``scorers.INTERVENTION_SCORERS``."""
     effect: str | None = None
-    """A name of ``effect.EFFECTS``: ``answer`` or ``graded``."""
     conflict_similarity: float = 0.88
-    """Embedding cosine from which two candidates count as versions of one claim (evidence
-    risk filter): a poison is most often a close paraphrase of the memory it distorts."""
     conflict_overlap: float = 0.5
-    """Or the share of the shorter memory's content words that the other has too
-    (``evidence.word_overlap``), from which they count as versions of one claim whatever
-    the embedder's scale. Not reflection's ``CONFLICT_WORDING_JACCARD``, a Jaccard of
-    wordings without their dates and numbers."""
 
     def __post_init__(self) -> None:
         choose("ablation", self.ablation, tuple(ABLATIONS))
@@ -170,6 +156,11 @@ class CMIConfig:
                     "effect=answer with lazy_perturb."
                 )
 
+    @property
+    def conflicts(self) -> Conflicts:
+        """The thresholds the evidence risk filter's measure reads."""
+        return Conflicts(self.conflict_similarity, self.conflict_overlap)
+
     def resolved(self, protocol: ProtocolName) -> CMIConfig:
         """The config with every choice left None set to the protocol's profile."""
         profile = PROFILES[protocol]
@@ -187,6 +178,7 @@ class Choices:
 
     config: CMIConfig
     """The config resolved against the protocol's profile."""
+    protocol: Protocol
     profile: Profile
     ablation: Ablation
     scorer: InterventionScorer
@@ -204,6 +196,7 @@ class Choices:
         default_effect = "answer" if config.lazy_perturb else profile.effect
         return cls(
             config.resolved(protocol),
+            PROTOCOLS[protocol],
             profile,
             ABLATIONS[config.ablation],
             intervention_scorer(config.intervention or profile.intervention),
@@ -218,10 +211,14 @@ class Choices:
         """Whether the scorer or the filter checks texts against the history."""
         return self.scorer.reads_history or self.risk.reads_history
 
-    def refuse_label_reading(self) -> None:
-        """One line for the first choice that reads what a label-free protocol hides."""
-        for choice in (self.ablation, self.scorer, self.risk):
-            self.profile.allow(choice.refused_under_blind)
+    def refuse_label_reading(self, ablation: bool = True) -> None:
+        """One line for the first choice that reads what a label-free protocol hides
+        (``Protocol.refuse``). ``ablation`` False leaves the ablation out, as the check
+        before a run does, so that a run of every ablation under blind still runs the
+        others (the oracle's samples fail, with this line)."""
+        reads = [self.ablation.refused_under_blind] if ablation else []
+        for refusal in (*reads, self.scorer.refused_under_blind, self.risk.refused_under_blind):
+            self.protocol.refuse(refusal)
 
 
 def rule_rejection(c: Candidate, label: str | None, config: CMIConfig) -> str | None:

@@ -19,6 +19,7 @@ from cmi_inspect.answer_key import sealed_example
 from cmi_inspect.data import ScoringCriteria
 from cmi_inspect.dataset import SampleView
 from cmi_inspect.errors import UserError, choose
+from cmi_inspect.protocol import PROTOCOLS
 from cmi_inspect.scoring import deterministic_score
 from cmi_inspect.strategies.base import AnswerScorer, AnswerScorerFactory, MemoryTask
 from cmi_inspect.strategies.cmi.history import History
@@ -65,7 +66,7 @@ def gold_answer_scorer(state: TaskState) -> AnswerScorer:
     """The reference intervention scorer of the sample, refused under ``blind``: built before
     the strategy runs, from the sealed key the sample names."""
     view = state.metadata_as(SampleView)
-    PROFILES[view.protocol].allow(GOLD_REFUSAL)
+    PROTOCOLS[view.protocol].refuse(GOLD_REFUSAL)
     example = sealed_example(view.data_file, view.data_sha256, view.example_id, view.protocol)
     return answer_key_scorer(example.record.scoring_criteria)
 

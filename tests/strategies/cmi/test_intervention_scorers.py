@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 from cmi_inspect.dataset import causal_locomo_dataset
+from cmi_inspect.protocol import BlindProtocolError
 from cmi_inspect.retrieval import HashingEmbedder
 from cmi_inspect.strategies.cmi import (
     CMI,
     INTERVENTION_SCORERS,
-    BlindProtocolError,
     CMIConfig,
     InterventionScorer,
     gold_answer_scorer,

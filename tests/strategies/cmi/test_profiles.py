@@ -1,10 +1,9 @@
-"""One profile per protocol: CMI's defaults, and what a label-free protocol refuses."""
+"""One profile per protocol: CMI's defaults, none of which a protocol refuses."""
 
 from __future__ import annotations
 
-import pytest
-from cmi_inspect.strategies.cmi import INTERVENTION_SCORERS, PROFILES, RISK_FILTERS, BlindProtocolError
-from cmi_inspect.view import PROTOCOLS
+from cmi_inspect.protocol import PROTOCOLS
+from cmi_inspect.strategies.cmi import INTERVENTION_SCORERS, PROFILES, RISK_FILTERS
 
 
 def test_every_protocol_has_a_profile_of_known_choices():
@@ -28,18 +27,10 @@ def test_paper_is_the_reference_and_blind_is_label_free():
         "e5",
         "relevance",
     )
-    assert not paper.label_free and blind.label_free
     assert blind.proposal.recency == 0.0 < paper.proposal.recency
 
 
 def test_a_default_choice_reads_nothing_its_protocol_hides():
-    for profile in PROFILES.values():
-        profile.allow(INTERVENTION_SCORERS[profile.intervention].refused_under_blind)
-        profile.allow(RISK_FILTERS[profile.risk_filter].refused_under_blind)
-
-
-def test_allow_refuses_only_under_a_label_free_protocol():
-    PROFILES["paper"].allow("reads labels")
-    PROFILES["blind"].allow(None)
-    with pytest.raises(BlindProtocolError, match="^reads labels$"):
-        PROFILES["blind"].allow("reads labels")
+    for name, profile in PROFILES.items():
+        PROTOCOLS[name].refuse(INTERVENTION_SCORERS[profile.intervention].refused_under_blind)
+        PROTOCOLS[name].refuse(RISK_FILTERS[profile.risk_filter].refused_under_blind)

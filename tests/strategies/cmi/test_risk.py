@@ -51,10 +51,10 @@ async def test_conflicts_are_paraphrases_or_one_value_edits():
         "c": Memory("c", "The bakery opens at seven on weekdays", 1),
     }
     cands = [Candidate(key=k, rank=i, proposal_score=0.0) for i, k in enumerate(memories, start=1)]
-    await find_conflicts(cands, memories, HashingEmbedder(), CMIConfig())
+    await find_conflicts(cands, memories, HashingEmbedder(), CMIConfig().conflicts)
     assert set(cands[0].conflicts) == {"b"} and set(cands[1].conflicts) == {"a"} and cands[2].conflicts == {}
     strict = CMIConfig(conflict_similarity=1.01, conflict_overlap=1.01)
-    await find_conflicts(cands, memories, HashingEmbedder(), strict)
+    await find_conflicts(cands, memories, HashingEmbedder(), strict.conflicts)
     assert all(c.conflicts == {} for c in cands)
 
 
@@ -100,5 +100,5 @@ async def test_the_conflict_relation_is_symmetric_whatever_the_embedders_sides()
         "b": Memory("b", "Hiking trip happened in June", 1),
     }
     cands = [Candidate(key=k, rank=i, proposal_score=0.0) for i, k in enumerate(memories, start=1)]
-    await find_conflicts(cands, memories, OneWayEmbedder(), CMIConfig(conflict_overlap=1.01))
+    await find_conflicts(cands, memories, OneWayEmbedder(), CMIConfig(conflict_overlap=1.01).conflicts)
     assert cands[0].conflicts == {"b": 0.95} and cands[1].conflicts == {"a": 0.95}

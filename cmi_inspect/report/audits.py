@@ -1,0 +1,77 @@
+"""The two audits' results as text: how far a view gives labels away (``cmi-inspect
+audit``), and how often the judge accepts answers of known correctness (``cmi-inspect
+judge-audit``, and its section of ``cmi-inspect report --judge-audit``)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from cmi_inspect.audit import COMPARISONS, CONTROLLED
+from cmi_inspect.judge_audit import KINDS, AuditResult, read_audit
+
+
+def artefact_table(result: dict[str, dict[str, dict[str, float | None]]], title: str) -> str:
+    """``cmi-inspect audit``'s result as a Markdown table, saying whether each AUC lies
+    within 0.40-0.60."""
+    lo, hi = CONTROLLED
+    header = "| feature |" + "".join(f" {key} | within {lo:.2f}-{hi:.2f} |" for key in COMPARISONS)
+    lines = [f"### {title}", "", header, "|---" * (1 + 2 * len(COMPARISONS)) + "|"]
+    for name, aucs in result["features"].items():
+        cells = ""
+        for key in COMPARISONS:
+            value = aucs.get(key)
+            if value is None:
+                cells += " n/a | n/a |"
+            else:
+                cells += f" {value:.3f} | {'yes' if lo <= value <= hi else 'no'} |"
+        lines.append(f"| {name} |{cells}")
+    return "\n".join(lines) + "\n"
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None or math.isnan(value) else f"{value:.3f}"
+
+
+def judge_table(result: dict[str, object]) -> str:
+    """``cmi-inspect judge-audit``'s result as a Markdown table: acceptance rate, standard
+    error and judge errors per kind, with a plain warning when the judge's replies could
+    not be read."""
+    audit = AuditResult.model_validate(result)
+    lines = [
+        f"Judge: {audit.judge} ({audit.n} examples)",
+        "",
+        "| answers | items | accepted | stderr | judge errors |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for kind in KINDS:
+        items = audit.items.get(kind, 0)
+        errors = None if audit.errors is None else audit.errors.get(kind, 0)
+        if items and errors == items:
+            cells = ["not meaningful", "-", f"{errors} (all)"]
+        else:
+            rate = audit.acceptance.get(kind)
+            cells = [_rate(rate), "-" if rate is None else _rate(audit.stderr.get(kind))]
+            cells.append("-" if errors is None else str(errors))
+        lines.append(f"| {kind} | {items} | {' | '.join(cells)} |")
+    if audit.errors_overall:
+        lines.append(
+            f"\n{audit.errors_overall} of {sum(audit.items.values())} verdicts "
+            f"({_rate(audit.error_rate_overall)}) were judge errors (no readable verdict): "
+            "they count as rejections, as in a run's task score, so the rates above understate "
+            "what this judge accepts. Where every verdict of a kind was an error its "
+            "acceptance is not meaningful."
+        )
+    if audit.agreement_with_alias is not None:
+        lines.append(f"\nAgreement with the alias match: {audit.agreement_with_alias:.3f}")
+    return "\n".join(lines)
+
+
+def judge_section(path: Path) -> str:
+    """The judge's false-accept rates, from a ``judge-audit --json`` file, for the report."""
+    return (
+        "## How far to trust the judge\n\nThe judge share (0.3) of the task score, audited "
+        "with answers of known correctness (`cmi-inspect judge-audit`): vague_wrong, "
+        "specific_wrong and adversarial acceptance are false accepts.\n\n"
+        + judge_table(read_audit(path))
+    )

@@ -178,7 +178,7 @@ def test_a_cancelled_completion_ends_and_one_cancelled_while_waiting_is_never_de
         first, second = threading.Event(), threading.Event()
         with ThreadPoolExecutor(2) as pool:
             running = pool.submit(e.chat, user("10"), 8, None, first)
-            assert e.llm.generating.wait(10)
+            assert e.llm.generating.wait(10)  # type: ignore[attr-defined]  # the fake's
             waiting = pool.submit(e.chat, user("20"), 8, None, second)
             second.set()  # its client left while it waited behind the first
             first.set()
@@ -186,7 +186,8 @@ def test_a_cancelled_completion_ends_and_one_cancelled_while_waiting_is_never_de
                 with pytest.raises(GenerationCancelled):
                     future.result(timeout=10)
         assert e.chat(user("30"), 8, None) == {"choices": []}  # the engine goes on
-        assert [c for c in e.llm.calls if c[0] == "complete"] == [("complete", 10), ("complete", 30)]
+        calls = e.llm.calls  # type: ignore[attr-defined]  # the fake's
+        assert [c for c in calls if c[0] == "complete"] == [("complete", 10), ("complete", 30)]
     finally:
         e.close()
 

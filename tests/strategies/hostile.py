@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import sys
+from types import FrameType
 from typing import Any
 
 from cmi_inspect import MemoryStrategy, MemoryTask, Pick, Selection, memory_prompt
@@ -53,7 +54,8 @@ def live_states(task: MemoryTask) -> list[TaskState]:
 
 def frames_holding_a_state() -> list[str]:
     """The functions on the caller's stack with a TaskState among their locals."""
-    found, frame = [], sys._getframe(1)
+    found: list[str] = []
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if any(isinstance(v, TaskState) for v in frame.f_locals.values()):
             found.append(frame.f_code.co_name)

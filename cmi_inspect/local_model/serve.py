@@ -43,7 +43,7 @@ def main(argv: list[str]) -> int:
 
     key = os.environ.get(API_KEY_ENV)
     if key and "--api_key" not in rest:
-        rest += ["--api_key", key]  # in this process's argv only: no other user reads it
+        rest += [f"--api_key={key}"]  # one token: a key may start with "-"; argv only here
     sys.argv = ["llama_cpp.server", "--model", str(model), *rest]
     with model_params(choice.extra_bufts):  # every model the server loads
         serve()

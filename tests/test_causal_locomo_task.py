@@ -144,7 +144,10 @@ def test_model_flag_swaps_the_response_model(tmp_path):
         (["-T", "task_families=trivia"], "Unknown task families ['trivia']"),
         (["-T", "data_file=missing.jsonl"], "No such data file:"),
         (["--solver", "vector_memory", "-S", "top_k=-1"], "top_k must be an integer of at least 1, got -1."),
-        (["--solver", "graph_memory", "-S", "top_k=abc"], "top_k must be an integer of at least 1, got 'abc'."),
+        (
+            ["--solver", "graph_memory", "-S", "top_k=abc"],
+            "Strategy 'graph_memory': -S top_k='abc' is not int; it takes top_k: int = 3.",
+        ),
         (["--solver", "vector_memory", "-S", "embedder=bert"], "Unknown embedder 'bert'; choose from"),
         (["--solver", "summary_memory", "-S", "mode=poem"], "Unknown summary mode 'poem'; choose from llm, concat."),
         (["--solver", "cmi", "-S", "ablation=random"], "Unknown ablation 'random'; choose from full, no_perturb,"),
@@ -152,7 +155,7 @@ def test_model_flag_swaps_the_response_model(tmp_path):
         (["--solver", "cmi", "-S", "tau_u=nan"], "tau_u must be a finite number in [-inf, inf], got"),
         (["--solver", "cmi", "-S", "tau_s=-inf"], "tau_s must be a finite number in [-inf, inf], got"),
         (["--solver", "cmi", "-S", "tau_u=.nan"], "tau_u must be a finite number in [-inf, inf], got"),
-        (["--solver", "cmi", "-S", "budget=abc"], "budget must be an integer of at least 1, got 'abc'."),
+        (["--solver", "cmi", "-S", "budget=abc"], "Strategy 'cmi': -S budget='abc' is not"),
         (["--solver", "cmi", "-S", "budget=0"], "budget must be an integer of at least 1, got 0."),
     ],
 )
@@ -164,7 +167,8 @@ def test_user_errors_are_one_line_without_traceback(tmp_path, args, message):
     assert result.returncode != 0 and "Traceback" not in printed, printed
     # the message alone, perhaps wrapped by the terminal, and Inspect's monitor hint
     ours = " ".join(line for line in printed.splitlines() if not line.startswith("Monitor from"))
-    assert message in " ".join(ours.split()) and len(ours.split()) < 40, printed
+    # < 60 words: Inspect's banner naming our two hooks (about 30) and one line of ours
+    assert message in " ".join(ours.split()) and len(ours.split()) < 60, printed
 
 
 @SLOW

@@ -20,6 +20,7 @@ from typing import Any
 from cmi_inspect.data import ExampleRecord
 from cmi_inspect.dataset import (
     CausalLocomoMetadata,
+    differing_fields,
     load_examples,
     record_metadata,
     sample_view,
@@ -71,9 +72,7 @@ class SealedExample:
                 self.record, self.protocol, self.data_file, self.data_sha256
             ).model_dump(mode="json")
         )
-        fields = sorted(
-            k for k in expected.keys() | carried.keys() if carried.get(k) != expected.get(k)
-        )
+        fields = differing_fields(expected, carried)
         if any(target) and target != self.target:
             fields.append("target")
         return fields

@@ -10,10 +10,11 @@ read for themselves (``answer_key``); once scored, the sample's metadata is the 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 from pydantic import BaseModel
@@ -76,6 +77,11 @@ class SampleView(BaseModel, frozen=True):
     """Oldest first."""
     data_file: str
     data_sha256: str
+
+
+def differing_fields(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
+    """The keys, sorted, whose values differ between two metadata mappings (missing counts)."""
+    return sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
 
 
 RELEASE_ATTACK_KINDS = "annotations/release_harmful_kinds.json"

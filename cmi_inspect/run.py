@@ -17,14 +17,14 @@ import contextvars
 import fcntl
 import io
 import os
-import re
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager, redirect_stdout
 from pathlib import Path
 from typing import Any, TextIO
 
-from inspect_ai.log import EvalLog
+from inspect_ai.log import EvalLog, EvalLogInfo
+from rich.text import Text
 
 from cmi_inspect.errors import SampleLimit, UserError, sample_limit
 from cmi_inspect.log_tags import is_causal_locomo, run_name
@@ -53,7 +53,7 @@ class WithoutLines(io.TextIOBase):
         self.stream, self.prefixes = stream, prefixes
 
     def write(self, text: str) -> int:
-        if not " ".join(strip_ansi(text).split()).startswith(self.prefixes):
+        if not " ".join(Text.from_ansi(text).plain.split()).startswith(self.prefixes):
             self.stream.write(text)
         return len(text)
 
@@ -69,10 +69,6 @@ class WithoutLines(io.TextIOBase):
     @property
     def encoding(self) -> str:  # type: ignore[override]
         return getattr(self.stream, "encoding", "utf-8")
-
-
-def strip_ansi(text: str) -> str:
-    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
 
 
 def run_all(
@@ -249,23 +245,29 @@ def refuse_other_data(log_dir: str, version: str, digest: str) -> None:
 def unfinished(names: list[str], logs: list[EvalLog], log_dir: str) -> list[str]:
     """The runs among ``names`` that did not succeed, each with what happened to it: eval_set
     can return after a Ctrl-C without the run it interrupted, so the folder is read too."""
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
     status = {log.eval.task: log.status for log in logs}
+    left = [name for name in names if status.get(name) != "success"]
+    newest: dict[str, tuple[EvalLogInfo, EvalLog]] = {}
+    for info in list_eval_logs(log_dir) if left and Path(log_dir).is_dir() else []:
+        header = read_eval_log(info.name, header_only=True)
+        task = header.eval.task
+        if task in left and (
+            task not in newest or (info.mtime or 0) > (newest[task][0].mtime or 0)
+        ):
+            newest[task] = (info, header)
     return [
-        f"{name} ({left_behind(log_dir, name)})" for name in names if status.get(name) != "success"
+        f"{name} ({left_behind(*newest[name]) if name in newest else 'not started'})"
+        for name in left
     ]
 
 
-def left_behind(log_dir: str, task: str) -> str:
-    """What the newest log of ``task`` in ``log_dir`` holds: "not started", or its status with
-    the samples it kept ("interrupted: 2 of 3 samples kept")."""
-    from inspect_ai.log import list_eval_logs, read_eval_log, read_eval_log_sample_summaries
+def left_behind(info: EvalLogInfo, header: EvalLog) -> str:
+    """What a run's newest log holds: its status and the samples it kept ("interrupted: 2 of
+    3 samples kept")."""
+    from inspect_ai.log import read_eval_log_sample_summaries
 
-    logs = list_eval_logs(log_dir) if Path(log_dir).is_dir() else []
-    headers = [(info, read_eval_log(info.name, header_only=True)) for info in logs]
-    theirs = [(info.mtime or 0.0, info, h) for info, h in headers if h.eval.task == task]
-    if not theirs:
-        return "not started"
-    _, info, header = max(theirs, key=lambda t: t[0])
     kept = sum(1 for s in read_eval_log_sample_summaries(info.name) if s.error is None)
     planned = len(header.eval.dataset.sample_ids or []) * (header.eval.config.epochs or 1)
     what = {"cancelled": "interrupted", "error": "failed", "started": "stopped"}.get(

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextvars
 import copy
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
@@ -37,7 +38,7 @@ from inspect_ai.util import LimitExceededError, Store, StoreModel
 from pydantic import BaseModel, Field
 
 from cmi_inspect.data import PastSession
-from cmi_inspect.dataset import SampleView
+from cmi_inspect.dataset import SampleView, differing_fields
 from cmi_inspect.errors import UserError
 from cmi_inspect.protocol import Protocol, ProtocolName
 from cmi_inspect.view import Memory
@@ -228,9 +229,9 @@ def check_picks(name: str, picks: Sequence[Pick], memories: Sequence[Memory]) ->
     """Every pick a key of the bank the strategy was shown, none twice; else one error
     naming the strategy and the bad keys."""
     shown = {m.key for m in memories}
-    keys = [p.key for p in picks]
-    unknown = list(dict.fromkeys(k for k in keys if k not in shown))
-    twice = list(dict.fromkeys(k for k in keys if keys.count(k) > 1))
+    counts = Counter(p.key for p in picks)
+    unknown = [k for k in counts if k not in shown]
+    twice = [k for k, n in counts.items() if n > 1]
     faults = [f"{', '.join(map(repr, unknown))} not in the bank it was shown"] if unknown else []
     faults += [f"{', '.join(map(repr, twice))} more than once"] if twice else []
     if faults:
@@ -239,9 +240,7 @@ def check_picks(name: str, picks: Sequence[Pick], memories: Sequence[Memory]) ->
 
 def changed_fields(before: Mapping[str, Any], state: TaskState, target: list[str]) -> list[str]:
     """The metadata fields (and target) of ``state`` that differ from a snapshot."""
-    fields = sorted(
-        k for k in before.keys() | state.metadata.keys() if before.get(k) != state.metadata.get(k)
-    )
+    fields = differing_fields(before, state.metadata)
     return fields + (["target"] if list(state.target.target) != target else [])
 
 

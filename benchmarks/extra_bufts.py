@@ -16,9 +16,9 @@ import argparse
 import platform
 import time
 
-from cmi_inspect.data import causal_locomo_path, load_records
+from cmi_inspect.causal_locomo.data import causal_locomo_path, load_records
+from cmi_inspect.causal_locomo.prompts import history_prompt, memory_prompt
 from cmi_inspect.local_model import choose_extra_bufts, engine_for, resolve_gguf
-from cmi_inspect.prompts import history_prompt, memory_prompt
 
 
 def cpu_name() -> str:

@@ -35,9 +35,9 @@ from pathlib import Path
 
 from inspect_ai.log import EvalSample, list_eval_logs, read_eval_log
 
-from cmi_inspect.dataset import CausalLocomoMetadata
-from cmi_inspect.evidence import BlindEvidence
-from cmi_inspect.scoring import selection_metrics
+from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
+from cmi_inspect.causal_locomo.measures import selection_metrics
+from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.strategies.base import AnswerScorer
 from cmi_inspect.strategies.cmi import (
     Candidate,
@@ -49,7 +49,7 @@ from cmi_inspect.strategies.cmi import (
     logged_diagnostics,
     rule_rejection,
 )
-from cmi_inspect.view import key_to_memory_id
+from cmi_inspect.strategies.cmi.evidence import BlindEvidence
 
 RISKY = ("risk filter", "evidence risk")
 """How CMI's log words a risk-filter rejection."""

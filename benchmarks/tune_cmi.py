@@ -23,8 +23,9 @@ import statistics
 
 from inspect_ai.log import EvalLog, read_eval_log
 
-from cmi_inspect.dataset import CausalLocomoMetadata
-from cmi_inspect.scoring import selection_metrics
+from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
+from cmi_inspect.causal_locomo.measures import selection_metrics
+from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.strategies.cmi import (
     Candidate,
     CMIConfig,
@@ -34,7 +35,6 @@ from cmi_inspect.strategies.cmi import (
     logged_diagnostics,
 )
 from cmi_inspect.strategies.cmi import rule_rejection as rule
-from cmi_inspect.view import key_to_memory_id
 
 TAU_U = (-0.05, -0.01, -0.001, 0.0, 0.01, 0.05, 0.1)
 TAU_S = (-1.01, -0.1, -0.05, -0.01, -0.001, 0.0, 0.01)

@@ -9,7 +9,7 @@ select(task: MemoryTask) -> Selection``; read ``task.request``, ``task.memories`
 ``cmi_inspect.strategies``; README, "Evaluate your own memory system".
 """
 
-from cmi_inspect.prompts import memory_prompt
+from cmi_inspect.causal_locomo.prompts import memory_prompt
 from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Pick, Selection
 
 __all__ = ["MemoryStrategy", "MemoryTask", "Pick", "Selection", "memory_prompt"]

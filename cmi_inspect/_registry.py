@@ -5,12 +5,12 @@ plugin (it does before every eval, ``init_hooks``), here and nowhere else."""
 from inspect_ai.hooks import hooks
 from inspect_ai.model import ModelAPI, modelapi
 
-from cmi_inspect.judge_audit import judge_calibration
-from cmi_inspect.log_tags import RunTags
-from cmi_inspect.protocol import RunStarted
-from cmi_inspect.scorers import memory_selection, task_score
-from cmi_inspect.solvers import SOLVERS, memory_strategy
-from cmi_inspect.task import causal_locomo
+from cmi_inspect.causal_locomo.judge_audit import judge_calibration
+from cmi_inspect.causal_locomo.log_tags import RunTags
+from cmi_inspect.causal_locomo.protocol import RunStarted
+from cmi_inspect.causal_locomo.scorers import memory_selection, task_score
+from cmi_inspect.causal_locomo.task import causal_locomo
+from cmi_inspect.strategies.solvers import SOLVERS, memory_strategy
 
 hooks(name="cmi_inspect_run_tags", description="Names a Causal-LoCoMo run's strategy in its log")(
     RunTags

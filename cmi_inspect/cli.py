@@ -244,7 +244,7 @@ def _grader_roles(pairs: list[str]) -> dict[str, list[Model]]:
 def _judge_audit(args: argparse.Namespace) -> int:
     from inspect_ai import eval as inspect_eval
 
-    from cmi_inspect.judge_audit import audit_result, judge_calibration
+    from cmi_inspect.causal_locomo.judge_audit import audit_result, judge_calibration
     from cmi_inspect.paths import writable_dir
     from cmi_inspect.report.audits import judge_table
 
@@ -269,10 +269,10 @@ def _judge_audit(args: argparse.Namespace) -> int:
 
 
 def _audit(args: argparse.Namespace) -> int:
-    from cmi_inspect.audit import audit, audit_items
-    from cmi_inspect.data import load_records
-    from cmi_inspect.dataset import dataset_path
-    from cmi_inspect.protocol import named_protocol
+    from cmi_inspect.causal_locomo.audit import audit, audit_items
+    from cmi_inspect.causal_locomo.data import load_records
+    from cmi_inspect.causal_locomo.dataset import dataset_path
+    from cmi_inspect.causal_locomo.protocol import named_protocol
     from cmi_inspect.report.audits import artefact_table
 
     protocol = named_protocol(args.protocol).name

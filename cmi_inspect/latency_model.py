@@ -13,8 +13,8 @@ import anyio
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ModelUsage
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from cmi_inspect.causal_locomo.prompts import note_contents
 from cmi_inspect.errors import UserError
-from cmi_inspect.prompts import note_contents
 from cmi_inspect.text import word_count
 
 _NO_CONFIG = GenerateConfig()

@@ -26,10 +26,10 @@ from typing import Any, TextIO
 from inspect_ai.log import EvalLog, EvalLogInfo
 from rich.text import Text
 
+from cmi_inspect.causal_locomo.log_tags import is_causal_locomo, run_name
+from cmi_inspect.causal_locomo.protocol import named_protocol
 from cmi_inspect.errors import SampleLimit, UserError, sample_limit
-from cmi_inspect.log_tags import is_causal_locomo, run_name
 from cmi_inspect.paths import writable_dir
-from cmi_inspect.protocol import named_protocol
 from cmi_inspect.strategies import STRATEGIES, strategy_class
 from cmi_inspect.strategies.cmi import ABLATIONS
 
@@ -113,8 +113,8 @@ def run_all(
     if serve:  # the run's own arguments are checked before any download or model load
         served_args = {**(model_args or {}), "parallel": serve}
         check_servable(chosen, served_args)
-    from cmi_inspect.solvers import solver_named
-    from cmi_inspect.task import causal_locomo
+    from cmi_inspect.causal_locomo.task import causal_locomo
+    from cmi_inspect.strategies.solvers import solver_named
 
     args = task_args or {}
     plans: list[tuple[str, dict[str, Any]]] = [(name, {}) for name in strategies]

@@ -68,7 +68,7 @@ def mock_model(respond: Responder, prompts: list[str] | None = None, role: str |
 
 
 def _pinned_or_skip(find: Callable[[], Path], what: str) -> Path:
-    from cmi_inspect.data import DATA_DIR_ENV, DataError
+    from cmi_inspect.causal_locomo.data import DATA_DIR_ENV, DataError
 
     try:
         return find()
@@ -90,7 +90,7 @@ def require_data(*args: object) -> None:
 
         _pinned_or_skip(locomo_path, f"LoCoMo ({LOCOMO_PATH})")
     else:
-        from cmi_inspect.data import CAUSAL_LOCOMO_PATH, causal_locomo_path
+        from cmi_inspect.causal_locomo.data import CAUSAL_LOCOMO_PATH, causal_locomo_path
 
         _pinned_or_skip(causal_locomo_path, f"the Causal-LoCoMo release ({CAUSAL_LOCOMO_PATH})")
 
@@ -109,7 +109,7 @@ def probe_verdict(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatc
 @pytest.fixture(scope="session")
 def release_file() -> Path:
     """The real Causal-LoCoMo release (skips when it cannot be had)."""
-    from cmi_inspect.data import CAUSAL_LOCOMO_PATH, causal_locomo_path
+    from cmi_inspect.causal_locomo.data import CAUSAL_LOCOMO_PATH, causal_locomo_path
 
     return _pinned_or_skip(causal_locomo_path, f"the Causal-LoCoMo release ({CAUSAL_LOCOMO_PATH})")
 
@@ -124,14 +124,14 @@ def locomo_file() -> Path:
 
 @pytest.fixture(scope="session")
 def real_records(release_file):
-    from cmi_inspect.data import load_records
+    from cmi_inspect.causal_locomo.data import load_records
 
     return load_records(release_file)
 
 
 @pytest.fixture(scope="session")
 def synthetic_records():
-    from cmi_inspect.data import load_records
+    from cmi_inspect.causal_locomo.data import load_records
 
     return load_records(SYNTHETIC)
 
@@ -164,8 +164,8 @@ def mini_contexts():
 
 def memory_task_for(record, protocol: str = "paper", model: Model | None = None, score_answer=None):
     """The MemoryTask a solver would build for one record (an ExampleRecord)."""
+    from cmi_inspect.causal_locomo.view import memory_view
     from cmi_inspect.strategies.base import MemoryTask
-    from cmi_inspect.view import memory_view
 
     return MemoryTask(
         request=record.current_task.instruction,
@@ -209,7 +209,7 @@ def value_of(sample: EvalSample, scorer: str) -> dict[str, Any]:
 def run_blind(solver: Any, tmp_path: Path, prompts: list[str] | None = None, **task_args: Any) -> EvalLog:
     """One blind-protocol eval of ``solver`` on a model that always says "I am not sure.",
     recording its prompts in ``prompts``."""
-    from cmi_inspect.task import causal_locomo
+    from cmi_inspect.causal_locomo.task import causal_locomo
     from inspect_ai import eval as inspect_eval
 
     require_data(task_args)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from cmi_inspect import data, paths
+from cmi_inspect import paths
+from cmi_inspect.causal_locomo import data
 from cmi_inspect.cli import main
 
 from conftest import REPO, SYNTHETIC

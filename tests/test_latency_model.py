@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from cmi_inspect.causal_locomo.prompts import memory_prompt, no_memory_prompt
 from cmi_inspect.errors import UserError
 from cmi_inspect.latency_model import FixedLatencyModel, scripted_answer
-from cmi_inspect.prompts import memory_prompt, no_memory_prompt
 
 
 def test_the_model_name_is_the_delay():

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cmi_inspect.judge import FALLBACK_JUDGE
+from cmi_inspect.causal_locomo.judge import FALLBACK_JUDGE
 from cmi_inspect.local_model import choose_extra_bufts, resolve_gguf
 from cmi_inspect.local_model.served import ALIAS, ServedModel, served_model
 from inspect_ai.log import read_eval_log

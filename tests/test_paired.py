@@ -4,10 +4,10 @@ on small mockllm runs of the synthetic fixture."""
 from __future__ import annotations
 
 import pytest
+from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.errors import UserError
 from cmi_inspect.report.paired import compare, harmful_adopted, pair_key, paired_differences, per_sample
-from cmi_inspect.solvers import full_history, no_memory
-from cmi_inspect.task import causal_locomo
+from cmi_inspect.strategies.solvers import full_history, no_memory
 from inspect_ai import eval as inspect_eval
 
 from conftest import SYNTHETIC, mock_model

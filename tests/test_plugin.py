@@ -46,6 +46,15 @@ def cmi_inspect_cli(cwd: Path, env: dict[str, str], *args: str) -> subprocess.Co
     )
 
 
+def test_no_module_of_the_package_is_over_400_lines():
+    long = {
+        str(path.relative_to(REPO)): n
+        for path in (REPO / "cmi_inspect").rglob("*.py")
+        if (n := len(path.read_text().splitlines())) > 400
+    }
+    assert long == {}
+
+
 @pytest.mark.slow  # builds a wheel (a subprocess, about 20 s)
 def test_the_wheel_holds_the_task_solvers_scorers_and_entry_point(tmp_path):
     subprocess.run(
@@ -56,8 +65,11 @@ def test_the_wheel_holds_the_task_solvers_scorers_and_entry_point(tmp_path):
     )
     [wheel] = tmp_path.glob("cmi_inspect-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    for module in ("task", "solvers", "scorers", "_registry", "local_model/provider"):
+    modules = ("causal_locomo/task", "strategies/solvers", "causal_locomo/scorers", "_registry")
+    for module in (*modules, "local_model/provider"):
         assert f"cmi_inspect/{module}.py" in names
+    for card in ("eval.yaml", "README.md", "annotations/release_harmful_kinds.json"):
+        assert f"cmi_inspect/causal_locomo/{card}" in names  # the eval's folder, whole
     [entry_points] = [n for n in names if n.endswith("entry_points.txt")]
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "[inspect_ai]" in text and "cmi_inspect = cmi_inspect._registry" in text

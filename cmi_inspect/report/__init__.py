@@ -12,7 +12,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from cmi_inspect import reference
+from cmi_inspect.causal_locomo import reference
 from cmi_inspect.report.figures import plot_accuracy_robustness, plot_utility
 from cmi_inspect.report.runs import DataSet, Run, read_runs
 from cmi_inspect.report.tables import (

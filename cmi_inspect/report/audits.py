@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from cmi_inspect.audit import COMPARISONS, CONTROLLED
-from cmi_inspect.judge_audit import KINDS, AuditResult, read_audit
+from cmi_inspect.causal_locomo.audit import COMPARISONS, CONTROLLED
+from cmi_inspect.causal_locomo.judge_audit import KINDS, AuditResult, read_audit
 
 
 def artefact_table(result: dict[str, dict[str, dict[str, float | None]]], title: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from cmi_inspect import reference
+from cmi_inspect.causal_locomo import reference
 from cmi_inspect.report.runs import Run
 from cmi_inspect.report.tables import paper_row, utility_by_label
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
-from cmi_inspect.dataset import CausalLocomoMetadata
+from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
 from cmi_inspect.errors import UserError
 from cmi_inspect.report.runs import strategy_label
 from cmi_inspect.report.stats import fmt

@@ -18,16 +18,16 @@ from typing import Any
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 
-from cmi_inspect import reference
-from cmi_inspect.data import CAUSAL_LOCOMO_SHA256
-from cmi_inspect.dataset import CausalLocomoMetadata
-from cmi_inspect.log_tags import TASK_NAME, is_causal_locomo
-from cmi_inspect.log_tags import strategy_label as plan_label
-from cmi_inspect.protocol import logged_protocol
+from cmi_inspect.causal_locomo import reference
+from cmi_inspect.causal_locomo.data import CAUSAL_LOCOMO_SHA256
+from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
+from cmi_inspect.causal_locomo.log_tags import TASK_NAME, is_causal_locomo
+from cmi_inspect.causal_locomo.log_tags import strategy_label as plan_label
+from cmi_inspect.causal_locomo.protocol import logged_protocol
+from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.report.stats import Mean
 from cmi_inspect.strategies import STRATEGIES
 from cmi_inspect.strategies.base import MemorySelection
-from cmi_inspect.view import key_to_memory_id
 
 ALIAS_JUDGE = "alias match"
 """The judge of a run with no grader role: the offline alias match (``judge.alias_verdict``)."""

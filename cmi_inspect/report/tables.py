@@ -7,8 +7,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from cmi_inspect import reference
-from cmi_inspect.data import TASK_FAMILIES
+from cmi_inspect.causal_locomo import reference
+from cmi_inspect.causal_locomo.data import TASK_FAMILIES
 from cmi_inspect.report.runs import METRIC_KEYS, Run
 from cmi_inspect.report.stats import Mean, fmt, plus_minus
 

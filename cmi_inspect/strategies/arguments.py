@@ -71,8 +71,8 @@ class StrategyArguments:
 
     def check(self, given: Mapping[str, Any]) -> dict[str, Any]:
         """``given`` with each declared argument parsed to its type; one line naming the
-        strategy and its arguments for a name it does not take, a value of the wrong type or
-        a missing argument it needs."""
+        strategy and every argument it takes for a name it does not take, or the one argument
+        at fault for a value of the wrong type or a missing argument it needs."""
         unknown = [name for name in given if name not in self.names]
         if unknown and not self.open:
             raise UserError(
@@ -84,15 +84,14 @@ class StrategyArguments:
         except ValidationError as ex:
             error = ex.errors()[0]
             name = str(error["loc"][0]) if error["loc"] else ""
+            declared = next(p for p in self.parameters if p.name == name)
             if error["type"] == "missing":
                 why = f"needs -S {name}=VALUE"
             else:
-                declared = next(p for p in self.parameters if p.name == name)
                 kind = inspect.formatannotation(declared.annotation)
                 why = f"-S {name}={given[name]!r} is not {kind}"
-            raise UserError(
-                f"Strategy {self.strategy!r}: {why}; it takes {self.describe()}."
-            ) from None
+            # the one argument at fault, as the strategy declares it
+            raise UserError(f"Strategy {self.strategy!r}: {why}; it takes {declared}.") from None
         values = {name: getattr(parsed, f"arg{i}") for i, name in enumerate(self.names)}
         return {name: values[name] if name in values else v for name, v in given.items()}
 

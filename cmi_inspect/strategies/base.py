@@ -37,11 +37,11 @@ from inspect_ai.solver import Generate, Solver, TaskState
 from inspect_ai.util import LimitExceededError, Store, StoreModel
 from pydantic import BaseModel, Field
 
-from cmi_inspect.data import PastSession
-from cmi_inspect.dataset import SampleView, differing_fields
+from cmi_inspect.causal_locomo.data import PastSession
+from cmi_inspect.causal_locomo.dataset import SampleView, differing_fields
+from cmi_inspect.causal_locomo.protocol import Protocol, ProtocolName
+from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.errors import UserError
-from cmi_inspect.protocol import Protocol, ProtocolName
-from cmi_inspect.view import Memory
 
 AnswerScorer = Callable[[str], Awaitable[float]]
 """Scores one answer to the sample's request (higher is better)."""

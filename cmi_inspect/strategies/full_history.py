@@ -11,7 +11,7 @@ from __future__ import annotations
 from inspect_ai.model import ChatMessageUser, Model, get_model_info
 from pydantic import BaseModel
 
-from cmi_inspect.prompts import history_prompt
+from cmi_inspect.causal_locomo.prompts import history_prompt
 from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Pick, Selection
 
 FALLBACK_CONTEXT = 128_000

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import re
 
+from cmi_inspect.causal_locomo.prompts import memory_prompt
+from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.errors import positive_int
-from cmi_inspect.prompts import memory_prompt
 from cmi_inspect.retrieval import jaccard, top_k
 from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Pick, Selection
 from cmi_inspect.strategies.vector import RetrievalDetails
 from cmi_inspect.text import tokens
-from cmi_inspect.view import Memory
 
 _NAME = re.compile(r"\b[A-Z][a-z]+\b")
 

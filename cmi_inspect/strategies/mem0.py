@@ -32,12 +32,12 @@ import anyio
 from inspect_ai.model import Model
 from pydantic import BaseModel, Field
 
+from cmi_inspect.causal_locomo.prompts import memory_line, memory_prompt
+from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.errors import UserError, flag, positive_int
 from cmi_inspect.paths import cache_dir
-from cmi_inspect.prompts import memory_line, memory_prompt
 from cmi_inspect.retrieval import bounded
 from cmi_inspect.strategies.base import MemoryNames, MemoryStrategy, MemoryTask, Pick, Selection
-from cmi_inspect.view import Memory
 
 INSTALL = "pip install 'cmi-inspect[mem0]'"
 E5_DIMS = 384

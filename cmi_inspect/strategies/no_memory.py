@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cmi_inspect.prompts import no_memory_prompt
+from cmi_inspect.causal_locomo.prompts import no_memory_prompt
 from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Selection
 
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from cmi_inspect.causal_locomo.prompts import memory_prompt
+from cmi_inspect.causal_locomo.protocol import named_protocol
+from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.dates import MONTH_NAMES
 from cmi_inspect.errors import positive_int
-from cmi_inspect.prompts import memory_prompt
 from cmi_inspect.retrieval import bow_cosine, top_k
 from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Pick, Selection
 from cmi_inspect.text import tokens
-from cmi_inspect.view import Memory
 
 _MONTHS = frozenset(name.lower() for name in MONTH_NAMES)
 CONFLICT_WORDING_JACCARD = 0.5
@@ -78,7 +79,7 @@ class ReflectionMemory(MemoryStrategy):
         self.k = positive_int("top_k", top_k)
 
     async def select(self, task: MemoryTask) -> Selection:
-        if task.protocol == "paper":
+        if not named_protocol(task.protocol).label_free:  # the labels are shown: follow them
             reflections = [labelled_reflection(m) for m in task.memories]
         else:
             reflections = blind_reflections(task.memories)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from inspect_ai.model import GenerateConfig, get_model
 from pydantic import BaseModel
 
+from cmi_inspect.causal_locomo.prompts import memory_prompt
 from cmi_inspect.errors import choose
-from cmi_inspect.prompts import memory_prompt
 from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Pick, Selection
 
 SUMMARY_MODES = ("llm", "concat")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from cmi_inspect.causal_locomo.prompts import memory_prompt
 from cmi_inspect.errors import positive_int
-from cmi_inspect.prompts import memory_prompt
 from cmi_inspect.retrieval import make_embedder, top_k
 from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Pick, Selection
 

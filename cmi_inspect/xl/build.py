@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cmi_inspect.data import TASK_FAMILIES, sha256_of
+from cmi_inspect.causal_locomo.data import TASK_FAMILIES, sha256_of
 from cmi_inspect.paths import cache_dir
 from cmi_inspect.xl.locomo import LOCOMO_SHA256, example_contexts, load_locomo, locomo_path
 from cmi_inspect.xl.params import BUILDER_VERSION, MANIFEST_FILE, XL_FILE, seeded

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cmi_inspect.data import DIA_ID, DataError, Turn, pinned_file
+from cmi_inspect.causal_locomo.data import DIA_ID, DataError, Turn, pinned_file
 from cmi_inspect.dates import MONTH_NAMES, WEEKDAYS, session_date
 from cmi_inspect.xl.params import FAMILY_BY_CATEGORY
 

@@ -8,7 +8,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cmi_inspect.data import MemoryLabel, Turn
+from cmi_inspect.causal_locomo.data import MemoryLabel, Turn
 from cmi_inspect.dates import RESTATED, RelativeDate, date_mentions, format_day, relative_dates
 from cmi_inspect.xl.answers import answer_items, stems
 from cmi_inspect.xl.locomo import Conversation, ExampleContext

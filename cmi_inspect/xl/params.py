@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from cmi_inspect.data import TASK_FAMILIES, TaskFamily
+from cmi_inspect.causal_locomo.data import TASK_FAMILIES, TaskFamily
 
 BUILDER_VERSION = "xl-1"
 XL_FILE = "causal_locomo_xl.jsonl"

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from pydantic import BaseModel
 
-from cmi_inspect.data import (
+from cmi_inspect.causal_locomo.data import (
     CurrentTask,
     ExampleRecord,
     MemoryRecord,

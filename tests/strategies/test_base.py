@@ -6,9 +6,9 @@ from __future__ import annotations
 from functools import partial
 
 import pytest
-from cmi_inspect.data import load_records
-from cmi_inspect.solvers import graph_memory, reflection_memory, summary_memory, vector_memory
-from cmi_inspect.task import causal_locomo
+from cmi_inspect.causal_locomo.data import load_records
+from cmi_inspect.causal_locomo.task import causal_locomo
+from cmi_inspect.strategies.solvers import graph_memory, reflection_memory, summary_memory, vector_memory
 from hostile import GIVE_UP
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
@@ -58,7 +58,7 @@ def test_counts_and_repeatable_selections_on_the_release(solver, count, protocol
 
 def run_hostile(name: str, tmp_path, protocol: str = "paper", respond=lambda p: GIVE_UP) -> EvalLog:
     """One eval of the installed strategy ``name`` on the synthetic fixture; samples may fail."""
-    from cmi_inspect.solvers import memory_strategy
+    from cmi_inspect.strategies.solvers import memory_strategy
 
     [log] = inspect_eval(
         causal_locomo(protocol=protocol, data_file=str(SYNTHETIC)),
@@ -151,7 +151,7 @@ def test_limit_and_user_errors_pass_through_untouched(hostile, tmp_path):
 
 
 def test_the_strategy_s_own_model_calls_are_logged_in_its_sample(tmp_path):
-    from cmi_inspect.solvers import cmi
+    from cmi_inspect.strategies.solvers import cmi
     from inspect_ai.event import ModelEvent
 
     [log] = inspect_eval(

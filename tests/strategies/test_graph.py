@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.strategies.graph import GraphMemory, graph_score, scope_nodes
-from cmi_inspect.view import Memory
 
 from conftest import memory_task_for
 

@@ -19,12 +19,12 @@ from importlib.metadata import EntryPoint
 
 import pytest
 from cmi_inspect import strategies
-from cmi_inspect.data import load_records
+from cmi_inspect.causal_locomo.data import load_records
+from cmi_inspect.causal_locomo.prompts import no_memory_prompt
+from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.errors import UserError
-from cmi_inspect.prompts import no_memory_prompt
 from cmi_inspect.strategies.base import MemorySelection
 from cmi_inspect.strategies.mem0 import Mem0Details, Mem0Memory, import_mem0
-from cmi_inspect.view import key_to_memory_id
 from inspect_ai.model import Model, get_model
 from rich.console import Console
 
@@ -106,7 +106,7 @@ def by_entry_point(monkeypatch) -> Iterator[None]:
 
 
 def test_a_missing_mem0_is_one_line_naming_the_install_command(monkeypatch, by_entry_point):
-    from cmi_inspect.solvers import memory_strategy
+    from cmi_inspect.strategies.solvers import memory_strategy
 
     monkeypatch.setitem(sys.modules, "mem0", None)  # import mem0 now raises ImportError
     with pytest.raises(UserError) as raised:
@@ -132,8 +132,8 @@ def test_mem0_is_found_by_its_entry_point(by_entry_point):
 
 @needs_mem0
 def test_a_run_by_name_scores_and_explains_its_selection(by_entry_point, tmp_path):
-    from cmi_inspect.solvers import memory_strategy
-    from cmi_inspect.task import causal_locomo
+    from cmi_inspect.causal_locomo.task import causal_locomo
+    from cmi_inspect.strategies.solvers import memory_strategy
     from inspect_ai import eval as inspect_eval
 
     [log] = inspect_eval(
@@ -247,10 +247,10 @@ async def test_a_failed_extraction_is_recorded_not_a_silent_empty_selection(reco
 
 @needs_mem0
 def test_the_report_counts_the_samples_whose_extraction_failed(by_entry_point, endpoint, tmp_path):
+    from cmi_inspect.causal_locomo.task import causal_locomo
     from cmi_inspect.report import build_report
     from cmi_inspect.report.runs import read_runs
-    from cmi_inspect.solvers import memory_strategy
-    from cmi_inspect.task import causal_locomo
+    from cmi_inspect.strategies.solvers import memory_strategy
     from inspect_ai import eval as inspect_eval
 
     model = endpoint(lambda p: (200, "I am not sure."))  # mem0's LLM and the response model
@@ -300,8 +300,8 @@ async def test_infer_needs_the_response_model_on_an_openai_compatible_endpoint(r
 @needs_mem0
 @pytest.mark.slow  # mem0's 8,600-token instructions through SmolLM2 on a CPU: minutes
 def test_infer_true_end_to_end_with_the_embedded_model_served(by_entry_point, tmp_path):
-    from cmi_inspect.solvers import memory_strategy
-    from cmi_inspect.task import causal_locomo
+    from cmi_inspect.causal_locomo.task import causal_locomo
+    from cmi_inspect.strategies.solvers import memory_strategy
     from inspect_ai import eval as inspect_eval
 
     [log] = inspect_eval(

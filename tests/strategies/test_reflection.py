@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.strategies.reflection import ReflectionMemory, blind_reflections, conflicts, labelled_reflection
-from cmi_inspect.view import Memory
 
 from conftest import memory_task_for
 

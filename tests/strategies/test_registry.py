@@ -7,10 +7,10 @@ import inspect
 import pytest
 import tasks.causal_locomo  # noqa: F401  the checkout's task file: registers the bare names
 from cmi_inspect.errors import UserError
-from cmi_inspect.solvers import SOLVERS, memory_strategy, solver_named
 from cmi_inspect.strategies import STRATEGIES
 from cmi_inspect.strategies.arguments import strategy_arguments
 from cmi_inspect.strategies.cmi import ABLATIONS
+from cmi_inspect.strategies.solvers import SOLVERS, memory_strategy, solver_named
 from inspect_ai.util import registry_create, registry_info
 
 

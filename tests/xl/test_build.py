@@ -7,7 +7,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from cmi_inspect.data import TASK_FAMILIES, sha256_of
+from cmi_inspect.causal_locomo.data import TASK_FAMILIES, sha256_of
 from cmi_inspect.xl import (
     ATTACK_KINDS,
     BUILDER_VERSION,

@@ -6,7 +6,7 @@ import json
 import shutil
 
 import pytest
-from cmi_inspect.data import TASK_FAMILIES, DataError
+from cmi_inspect.causal_locomo.data import TASK_FAMILIES, DataError
 from cmi_inspect.xl import LOCOMO_PATH, locomo_path
 from cmi_inspect.xl.locomo import load_locomo, normalise_evidence
 from cmi_inspect.xl.params import FAMILY_BY_CATEGORY

@@ -15,6 +15,13 @@ proposal has no recency term (recency is what promoted poison).
 """
 
 from cmi_inspect.strategies.cmi.diagnostics import Candidate, CMIDiagnostics, logged_diagnostics
+from cmi_inspect.strategies.cmi.interventions import (
+    INTERVENTION_SCORERS,
+    InterventionScorer,
+    answer_key_scorer,
+    gold_answer_scorer,
+    injected_scorer,
+)
 from cmi_inspect.strategies.cmi.loop import CMI
 from cmi_inspect.strategies.cmi.profiles import PROFILES, Profile, ProposalWeights
 from cmi_inspect.strategies.cmi.proposal import proposal_scores
@@ -28,13 +35,6 @@ from cmi_inspect.strategies.cmi.rules import (
     Decision,
     decide,
     rule_rejection,
-)
-from cmi_inspect.strategies.cmi.scorers import (
-    INTERVENTION_SCORERS,
-    InterventionScorer,
-    answer_key_scorer,
-    gold_answer_scorer,
-    injected_scorer,
 )
 
 __all__ = [

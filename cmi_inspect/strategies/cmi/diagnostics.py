@@ -11,9 +11,9 @@ from typing import Any
 from inspect_ai.log import EvalSample
 from pydantic import BaseModel
 
-from cmi_inspect.evidence import EvidenceWindow, Support
 from cmi_inspect.strategies.base import MemorySelection
 from cmi_inspect.strategies.cmi.effect import GradedEffect
+from cmi_inspect.strategies.cmi.evidence import EvidenceWindow, Support
 
 STRATEGY = "cmi"
 """CMI's strategy name, as ``MemorySelection.strategy`` records it."""

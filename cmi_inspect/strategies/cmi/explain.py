@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from cmi_inspect.evidence import Support
 from cmi_inspect.strategies.base import MemoryNames
 from cmi_inspect.strategies.cmi.diagnostics import CMIDiagnostics
+from cmi_inspect.strategies.cmi.evidence import Support
 
 
 def explain(details: dict[str, Any], names: MemoryNames) -> str:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cmi_inspect.evidence import BlindEvidence, EvidenceWindow, Support
 from cmi_inspect.strategies.base import MemoryTask
+from cmi_inspect.strategies.cmi.evidence import BlindEvidence, EvidenceWindow, Support
 
 
 class History:

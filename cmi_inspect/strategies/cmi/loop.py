@@ -15,9 +15,9 @@ from typing import Any
 from inspect_ai.model import Model, ModelOutput
 from inspect_ai.util import collect
 
-from cmi_inspect.perturb import perturb
-from cmi_inspect.prompts import memory_prompt, no_memory_prompt
-from cmi_inspect.protocol import Protocol, ProtocolName
+from cmi_inspect.causal_locomo.prompts import memory_prompt, no_memory_prompt
+from cmi_inspect.causal_locomo.protocol import Protocol, ProtocolName
+from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.retrieval import Embedder, make_embedder
 from cmi_inspect.strategies.base import (
     AnswerScorer,
@@ -32,6 +32,8 @@ from cmi_inspect.strategies.cmi.diagnostics import STRATEGY, Candidate, CMIDiagn
 from cmi_inspect.strategies.cmi.effect import GradedEffect, graded_effect
 from cmi_inspect.strategies.cmi.explain import explain
 from cmi_inspect.strategies.cmi.history import History
+from cmi_inspect.strategies.cmi.interventions import injected_scorer
+from cmi_inspect.strategies.cmi.perturb import perturb
 from cmi_inspect.strategies.cmi.profiles import PROFILES
 from cmi_inspect.strategies.cmi.proposal import propose
 from cmi_inspect.strategies.cmi.rules import (
@@ -41,8 +43,6 @@ from cmi_inspect.strategies.cmi.rules import (
     decide,
     rule_rejection,
 )
-from cmi_inspect.strategies.cmi.scorers import injected_scorer
-from cmi_inspect.view import Memory
 
 
 class Answers:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cmi_inspect.protocol import ProtocolName
+from cmi_inspect.causal_locomo.protocol import ProtocolName
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.retrieval import Embedder, jaccard, min_max, top_k
 from cmi_inspect.strategies.base import MemoryTask
 from cmi_inspect.strategies.cmi.profiles import ProposalWeights
-from cmi_inspect.view import Memory
 
 
 def proposal_scores(

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.errors import choose
-from cmi_inspect.evidence import word_overlap
 from cmi_inspect.retrieval import Embedder
 from cmi_inspect.strategies.cmi.diagnostics import Candidate
-from cmi_inspect.view import Memory
+from cmi_inspect.strategies.cmi.evidence import word_overlap
 
 
 @dataclass(frozen=True)

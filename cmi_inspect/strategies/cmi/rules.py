@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from cmi_inspect.causal_locomo.protocol import PROTOCOLS, Protocol, ProtocolName
 from cmi_inspect.errors import UserError, choose, finite_float, flag, positive_int
-from cmi_inspect.protocol import PROTOCOLS, Protocol, ProtocolName
 from cmi_inspect.strategies.cmi.diagnostics import Candidate
 from cmi_inspect.strategies.cmi.effect import Effect, effect
+from cmi_inspect.strategies.cmi.interventions import InterventionScorer, intervention_scorer
 from cmi_inspect.strategies.cmi.profiles import PROFILES, Profile
 from cmi_inspect.strategies.cmi.risk import Conflicts, RiskFilter, risk_filter
-from cmi_inspect.strategies.cmi.scorers import InterventionScorer, intervention_scorer
 
 
 @dataclass(frozen=True)

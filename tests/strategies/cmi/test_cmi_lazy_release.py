@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-from cmi_inspect.data import ExampleRecord
+from cmi_inspect.causal_locomo.data import ExampleRecord
 from cmi_inspect.retrieval import HashingEmbedder
 from cmi_inspect.strategies.cmi import CMI, CMIConfig, CMIDiagnostics
 from inspect_ai.model import GenerateConfig, Model, ModelOutput, get_model

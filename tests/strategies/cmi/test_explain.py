@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from cmi_inspect.evidence import EvidenceWindow, Support
 from cmi_inspect.strategies.cmi import CMI, Candidate, CMIDiagnostics
+from cmi_inspect.strategies.cmi.evidence import EvidenceWindow, Support
 from cmi_inspect.strategies.cmi.explain import explain
 
 

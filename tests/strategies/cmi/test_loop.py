@@ -6,13 +6,13 @@ import asyncio
 import random
 
 import pytest
-from cmi_inspect.data import load_records
+from cmi_inspect.causal_locomo.data import load_records
+from cmi_inspect.causal_locomo.prompts import note_contents
+from cmi_inspect.causal_locomo.protocol import BlindProtocolError
+from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.errors import UserError
-from cmi_inspect.prompts import note_contents
-from cmi_inspect.protocol import BlindProtocolError
 from cmi_inspect.retrieval import HashingEmbedder
 from cmi_inspect.strategies.cmi import CMI, CMIConfig, CMIDiagnostics
-from cmi_inspect.view import key_to_memory_id
 from inspect_ai.model import GenerateConfig, Logprob, Logprobs, ModelOutput, ModelUsage, TopLogprob, get_model
 
 from conftest import SYNTHETIC, gold_scorer, memory_task_for, mock_model

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cmi_inspect.protocol import PROTOCOLS
+from cmi_inspect.causal_locomo.protocol import PROTOCOLS
 from cmi_inspect.strategies.cmi import INTERVENTION_SCORERS, PROFILES, RISK_FILTERS
 
 

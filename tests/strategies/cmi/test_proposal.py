@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.retrieval import HashingEmbedder
 from cmi_inspect.strategies.cmi.profiles import HYBRID, RELEVANCE
 from cmi_inspect.strategies.cmi.proposal import proposal_scores, propose
-from cmi_inspect.view import Memory
 
 from conftest import memory_task_for
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from cmi_inspect.evidence import Support
+from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.retrieval import HashingEmbedder
 from cmi_inspect.strategies.cmi import CMI, RISK_FILTERS, Candidate, CMIConfig, RiskFilter, evidence_risk
+from cmi_inspect.strategies.cmi.evidence import Support
 from cmi_inspect.strategies.cmi.risk import find_conflicts
-from cmi_inspect.view import Memory
 
 from conftest import gold_scorer, memory_task_for, mock_model
 

@@ -1,0 +1,98 @@
+"""The answer key, sealed: the scorers' own copy of the labels and gold answers.
+
+A running sample carries no answer key (``dataset.SampleView``), so nothing a strategy can
+reach through Inspect holds one. The scorers read the key from the data file the task
+named, checked against the sha256 the task recorded, and hold it as text (one JSON string
+per example, digested); they then check that what the sample carries is exactly what the
+key says it should carry, so a sample changed while it ran is reported, never scored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from cmi_inspect.causal_locomo.data import ExampleRecord
+from cmi_inspect.causal_locomo.dataset import (
+    CausalLocomoMetadata,
+    differing_fields,
+    load_examples,
+    record_metadata,
+    sample_view,
+)
+from cmi_inspect.causal_locomo.protocol import ProtocolName
+
+
+class AnswerKeyError(RuntimeError):
+    """A sample is missing from the sealed key, or carries what the key does not say."""
+
+
+@cache
+def _sealed(data_file: str, data_sha256: str) -> Mapping[str, str]:
+    """Example id -> its record as JSON, from the file with that content (read once a run)."""
+    records = load_examples(Path(data_file), data_sha256)
+    return MappingProxyType({r.example_id: r.model_dump_json() for r in records})
+
+
+@dataclass(frozen=True)
+class SealedExample:
+    """One example of the sealed key, as the scorers read it."""
+
+    record: ExampleRecord
+    protocol: ProtocolName
+    data_file: str
+    data_sha256: str
+    digest: str
+    """The sha256 of the example's sealed record (its JSON text)."""
+
+    @property
+    def metadata(self) -> CausalLocomoMetadata:
+        """The whole record: what the scored sample's metadata becomes."""
+        return record_metadata(self.record, self.protocol)
+
+    @property
+    def target(self) -> list[str]:
+        """The gold answers (expected answer, then its aliases)."""
+        criteria = self.record.scoring_criteria
+        return list(dict.fromkeys([criteria.expected_answer, *criteria.answer_aliases]))
+
+    def changed(self, carried: Mapping[str, Any], target: list[str]) -> list[str]:
+        """The fields in which a sample's metadata and target differ from what the key says
+        it carries: its view while it runs, or the whole record once scored (empty: none)."""
+        whole = self.metadata.model_dump(mode="json")
+        expected = (
+            whole
+            if "memory_bank" in carried
+            else sample_view(
+                self.record, self.protocol, self.data_file, self.data_sha256
+            ).model_dump(mode="json")
+        )
+        fields = differing_fields(expected, carried)
+        if any(target) and target != self.target:
+            fields.append("target")
+        return fields
+
+    def seal_record(self) -> dict[str, str]:
+        """What a score records of the key it used: the data's and the example's sha256."""
+        return {"data_sha256": self.data_sha256, "example_sha256": self.digest}
+
+
+def sealed_example(
+    data_file: str, data_sha256: str, example_id: str, protocol: ProtocolName
+) -> SealedExample:
+    """The sealed key's entry for one example."""
+    text = _sealed(data_file, data_sha256).get(example_id)
+    if text is None:
+        raise AnswerKeyError(f"Sample {example_id!r} is not in the answer key ({data_file}).")
+    return SealedExample(
+        record=ExampleRecord.model_validate_json(text),
+        protocol=protocol,
+        data_file=data_file,
+        data_sha256=data_sha256,
+        digest=hashlib.sha256(text.encode()).hexdigest(),
+    )

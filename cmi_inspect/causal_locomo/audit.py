@@ -1,0 +1,181 @@
+"""Label artefact audit: how well simple surface features of a view separate the labels.
+
+Each feature is scored by the AUC with which it tells harmful memories from useful ones
+and from irrelevant ones (harmful is the positive class). A view controls an artefact
+when its AUC lies within 0.40-0.60, near the 0.5 of a feature that says nothing of the label
+(README, "Protocols", gives the release's and XL's).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import GroupKFold
+
+from cmi_inspect.causal_locomo.blinding import ANSWER_SUFFIX
+from cmi_inspect.causal_locomo.data import ExampleRecord
+from cmi_inspect.causal_locomo.protocol import ProtocolName
+from cmi_inspect.causal_locomo.view import key_to_memory_id, memory_view
+from cmi_inspect.text import tokens
+
+COMPARISONS = {"harmful_vs_useful": "useful", "harmful_vs_irrelevant": "irrelevant"}
+CONTROLLED = (0.40, 0.60)
+FOLDS = 5
+
+# Generic negation and contrast words; contractions ending in "n't" count as well.
+DENIAL_WORDS = frozenset(
+    "not no never none nothing nobody nowhere neither nor cannot without instead rather "
+    "avoid avoids avoided avoiding only longer refuse refused deny denied false wrong".split()
+)
+
+
+@dataclass(frozen=True)
+class AuditItem:
+    """One memory as a protocol's view shows it, with the label the audit evaluates against."""
+
+    example_id: str
+    label: str
+    content: str
+    timestamp: int
+    history_end: int | None
+
+
+def audit_items(records: Iterable[ExampleRecord], protocol: ProtocolName) -> list[AuditItem]:
+    """Every memory of the records as the protocol's view shows it, with its label."""
+    items: list[AuditItem] = []
+    for record in records:
+        sessions = [s.timestamp for s in record.past_sessions]
+        view = memory_view(record.example_id, record.memory_bank, protocol, sessions)
+        ids = key_to_memory_id(record.example_id, record.memory_bank, protocol)
+        labels = {m.memory_id: m.label for m in record.memory_bank}
+        for memory in view:
+            items.append(
+                AuditItem(
+                    example_id=record.example_id,
+                    label=labels[ids[memory.key]],
+                    content=memory.content,
+                    timestamp=memory.timestamp,
+                    history_end=max(sessions, default=None),
+                )
+            )
+    return items
+
+
+def after_history(items: Sequence[AuditItem]) -> np.ndarray:
+    """1 where a memory is dated after the example's latest past session."""
+    return np.array(
+        [float(i.history_end is not None and i.timestamp > i.history_end) for i in items]
+    )
+
+
+def timestamp_rank(items: Sequence[AuditItem]) -> np.ndarray:
+    """Rank of each timestamp within its bank, scaled to [0, 1] (ties share the mean rank)."""
+    banks: dict[str, list[int]] = defaultdict(list)
+    for index, item in enumerate(items):
+        banks[item.example_id].append(index)
+    out = np.full(len(items), 0.5)
+    for indices in banks.values():
+        if len(indices) > 1:
+            stamps = np.array([items[i].timestamp for i in indices])
+            below = (stamps[:, None] > stamps[None, :]).sum(axis=1)
+            ties = (stamps[:, None] == stamps[None, :]).sum(axis=1) - 1
+            out[indices] = (below + ties / 2) / (len(indices) - 1)
+    return out
+
+
+def answer_suffix(items: Sequence[AuditItem]) -> np.ndarray:
+    """1 where the content ends with the sentence that copies the answer."""
+    return np.array([float(ANSWER_SUFFIX.search(i.content) is not None) for i in items])
+
+
+def length(items: Sequence[AuditItem]) -> np.ndarray:
+    """Number of whitespace-separated words."""
+    return np.array([float(len(i.content.split())) for i in items])
+
+
+def denial_words(items: Sequence[AuditItem]) -> np.ndarray:
+    """Number of negation or contrast words (curly apostrophes read as straight ones)."""
+    return np.array([float(_denial_count(i.content)) for i in items])
+
+
+def _denial_count(text: str) -> int:
+    words = tokens(text.replace("\u2019", "'"))
+    return sum(w in DENIAL_WORDS or w.endswith("n't") for w in words)
+
+
+FEATURES: dict[str, Callable[[Sequence[AuditItem]], np.ndarray]] = {
+    "after_history": after_history,
+    "timestamp_rank": timestamp_rank,
+    "answer_suffix": answer_suffix,
+    "length": length,
+    "denial_words": denial_words,
+}
+
+
+def bow_classifier_scores(items: Sequence[AuditItem]) -> np.ndarray:
+    """Out-of-fold harmful probability of a bag-of-words logistic regression.
+
+    Folds are grouped by bank, and banks that share a memory text are kept together, so
+    no memory text is both trained and tested on. Fold assignment is deterministic.
+    """
+    labels = np.array([i.label == "harmful" for i in items])
+    groups = _shared_text_groups(items)
+    out = np.full(len(items), 0.5)
+    n_splits = min(FOLDS, len(set(groups)))
+    if n_splits < 2:
+        return out
+    texts = [i.content for i in items]
+    for train, test in GroupKFold(n_splits=n_splits).split(texts, labels, groups):
+        if len(set(labels[train])) < 2:
+            continue
+        vectorizer = CountVectorizer(lowercase=True)
+        model = LogisticRegression(max_iter=1000, class_weight="balanced")
+        model.fit(vectorizer.fit_transform([texts[i] for i in train]), labels[train])
+        out[test] = model.predict_proba(vectorizer.transform([texts[i] for i in test]))[:, 1]
+    return out
+
+
+def _shared_text_groups(items: Sequence[AuditItem]) -> list[str]:
+    """A group name per item: banks joined whenever they hold the same memory text."""
+    parent: dict[str, str] = {}
+
+    def root(name: str) -> str:
+        while parent.setdefault(name, name) != name:
+            name = parent[name]
+        return name
+
+    first_bank: dict[str, str] = {}
+    for item in items:
+        other = first_bank.setdefault(item.content, item.example_id)
+        parent[root(item.example_id)] = root(other)
+    return [root(item.example_id) for item in items]
+
+
+def _auc(labels: Sequence[str], scores: np.ndarray, other: str) -> float | None:
+    """AUC of ``scores`` for harmful against ``other``; None without both classes."""
+    mask = np.array([label in ("harmful", other) for label in labels])
+    positive = np.array([label == "harmful" for label in labels])[mask]
+    if positive.all() or not positive.any():
+        return None
+    return float(roc_auc_score(positive, scores[mask]))
+
+
+def audit(items: Sequence[AuditItem]) -> dict[str, dict[str, dict[str, float | None]]]:
+    """AUC of every artefact feature for each comparison, in a JSON-ready mapping."""
+    labels = [i.label for i in items]
+    features: dict[str, dict[str, float | None]] = {}
+    for name, feature in FEATURES.items():
+        scores = feature(items)
+        features[name] = {key: _auc(labels, scores, other) for key, other in COMPARISONS.items()}
+    features["bow_classifier"] = {}
+    for key, other in COMPARISONS.items():
+        pair = [i for i in items if i.label in ("harmful", other)]
+        scores = bow_classifier_scores(pair)
+        features["bow_classifier"][key] = _auc([i.label for i in pair], scores, other)
+    return {"features": features}

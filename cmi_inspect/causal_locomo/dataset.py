@@ -1,0 +1,214 @@
+"""Causal-LoCoMo as an Inspect dataset: one sample per example.
+
+A sample carries only what its strategy is shown (``SampleView``): the request's memories as
+the protocol shows them and the past sessions, never a label the protocol hides, a gold
+answer or a scoring criterion. Its answer key stays in the data file, which the scorers
+read for themselves (``answer_key``); once scored, the sample's metadata is the full record
+(``CausalLocomoMetadata``) for the log and the report.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.dataset import MemoryDataset, Sample
+from pydantic import BaseModel
+
+from cmi_inspect.causal_locomo.data import (
+    CAUSAL_LOCOMO_SHA256,
+    TASK_FAMILIES,
+    DataError,
+    ExampleRecord,
+    MemoryRecord,
+    PastSession,
+    ScoringCriteria,
+    causal_locomo_path,
+    load_records,
+    sha256_of,
+    user_path,
+)
+from cmi_inspect.causal_locomo.protocol import ProtocolName, named_protocol
+from cmi_inspect.causal_locomo.view import Memory, memory_view
+from cmi_inspect.errors import UserError, choose
+
+DATASETS = ("release", "xl")
+"""``release``: the paper's 87 examples; ``xl``: Causal-LoCoMo-XL, built from LoCoMo."""
+
+
+class CausalLocomoMetadata(BaseModel, frozen=True):
+    """An example's whole record, answer key included: what a scored sample's metadata holds
+    (the scorers write it from the sealed key), never what a running one carries."""
+
+    example_id: str
+    protocol: ProtocolName
+    task_family: str
+    memory_bank: list[MemoryRecord]
+    past_sessions: list[PastSession]
+    scoring_criteria: ScoringCriteria
+    gold_behavior: str
+    gold_memory_ids: list[str]
+    bad_memory_ids: list[str]
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """Memory id -> label."""
+        return {m.memory_id: m.label for m in self.memory_bank}
+
+    @property
+    def harmful_ids(self) -> set[str]:
+        return {m.memory_id for m in self.memory_bank if m.label == "harmful"}
+
+
+class SampleView(BaseModel, frozen=True):
+    """What a sample carries while it runs: no more than its strategy is shown, and the data
+    file and sha256 its answer key is sealed in."""
+
+    example_id: str
+    protocol: ProtocolName
+    task_family: str
+    memories: list[Memory]
+    """The bank as the protocol shows it (``view.memory_view``)."""
+    past_sessions: list[PastSession]
+    """Oldest first."""
+    data_file: str
+    data_sha256: str
+
+
+def differing_fields(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
+    """The keys, sorted, whose values differ between two metadata mappings (missing counts)."""
+    return sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
+
+
+RELEASE_ATTACK_KINDS = "annotations/release_harmful_kinds.json"
+"""Our hand classification of the release's harmful memories, by example id (one each)."""
+
+
+def with_release_attack_kinds(record: ExampleRecord) -> ExampleRecord:
+    """The release record with its harmful memory's ``attack_kind`` from our annotation."""
+    kinds = _release_attack_kinds()
+    if record.example_id not in kinds:
+        return record
+    bank = [
+        m.model_copy(update={"attack_kind": kinds[record.example_id]})
+        if m.label == "harmful"
+        else m
+        for m in record.memory_bank
+    ]
+    return record.model_copy(update={"memory_bank": bank})
+
+
+@cache
+def _release_attack_kinds() -> dict[str, str]:
+    text = (
+        resources.files("cmi_inspect.causal_locomo")
+        .joinpath(RELEASE_ATTACK_KINDS)
+        .read_text("utf-8")
+    )
+    kinds: dict[str, str] = json.loads(text)
+    return kinds
+
+
+def record_metadata(record: ExampleRecord, protocol: ProtocolName) -> CausalLocomoMetadata:
+    """The example's whole record under ``protocol``, answer key included."""
+    return CausalLocomoMetadata(
+        example_id=record.example_id,
+        protocol=protocol,
+        task_family=record.task_family,
+        memory_bank=record.memory_bank,
+        past_sessions=record.past_sessions,
+        scoring_criteria=record.scoring_criteria,
+        gold_behavior=record.gold_behavior,
+        gold_memory_ids=record.gold_memory_ids,
+        bad_memory_ids=record.bad_memory_ids,
+    )
+
+
+def sample_view(
+    record: ExampleRecord, protocol: ProtocolName, data_file: str, data_sha256: str
+) -> SampleView:
+    """What the example's sample carries while it runs (``SampleView``)."""
+    sessions = sorted(record.past_sessions, key=lambda s: s.timestamp)
+    return SampleView(
+        example_id=record.example_id,
+        protocol=protocol,
+        task_family=record.task_family,
+        memories=memory_view(
+            record.example_id, record.memory_bank, protocol, [s.timestamp for s in sessions]
+        ),
+        past_sessions=sessions,
+        data_file=data_file,
+        data_sha256=data_sha256,
+    )
+
+
+def record_to_sample(
+    record: ExampleRecord, protocol: ProtocolName, data_file: str, data_sha256: str
+) -> Sample:
+    """The example's sample: its request and view, with no target (the gold answers are the
+    scorers', read from the sealed key)."""
+    view = sample_view(record, protocol, data_file, data_sha256)
+    return Sample(
+        id=record.example_id,
+        input=record.current_task.instruction,
+        metadata=view.model_dump(mode="json"),
+    )
+
+
+def load_examples(path: Path, data_sha256: str) -> list[ExampleRecord]:
+    """The records of a data file whose content has ``data_sha256`` (the release's with our
+    attack-kind annotation); a file that changed since is refused."""
+    found = sha256_of(path)
+    if found != data_sha256:
+        raise DataError(
+            f"{path} changed during the run: sha256 {found[:12]}..., not the "
+            f"{data_sha256[:12]}... it was read with; rerun on one version of the data."
+        )
+    records = load_records(path)
+    if data_sha256 == CAUSAL_LOCOMO_SHA256:
+        records = [with_release_attack_kinds(r) for r in records]
+    return records
+
+
+def dataset_path(dataset: str) -> Path:
+    """The verified data file of a named dataset (built or downloaded on first use)."""
+    if choose("dataset", dataset, DATASETS) == "xl":
+        from cmi_inspect.xl import xl_path
+
+        return xl_path()
+    return causal_locomo_path()
+
+
+def causal_locomo_dataset(
+    protocol: ProtocolName = "paper",
+    task_families: Sequence[str] | None = None,
+    data_file: str | Path | None = None,
+    dataset: str = "release",
+) -> MemoryDataset:
+    """The benchmark (or a file in its schema), optionally restricted to some families."""
+    named_protocol(protocol)
+    families = list(task_families) if task_families else None
+    if families:
+        unknown = sorted(set(families) - set(TASK_FAMILIES))
+        if unknown:
+            raise UserError(
+                f"Unknown task families {unknown}; choose from {', '.join(TASK_FAMILIES)}."
+            )
+    path = user_path(data_file) if data_file else dataset_path(dataset)
+    if not path.is_file():
+        raise DataError(f"No such data file: {path}.")
+    digest = sha256_of(path)
+    samples = [
+        record_to_sample(r, protocol, str(path), digest)
+        for r in load_examples(path, digest)
+        if families is None or r.task_family in families
+    ]
+    if not samples:
+        which = f" of families {', '.join(families)}" if families else ""
+        raise DataError(f"No examples{which} in {path}.")
+    name = "causal_locomo" if data_file or dataset == "release" else f"causal_locomo_{dataset}"
+    return MemoryDataset(samples, name=name, location=str(path))

@@ -1,0 +1,208 @@
+"""The paper's hybrid task score and the memory-selection metrics as Inspect scorers.
+
+Both read the answer key from the sealed copy (``answer_key``), never from the sample: the
+task hands them its data file, sha256 and protocol. A sample whose metadata or target no
+longer match what the key says it carries fails, naming its strategy, instead of being
+scored; each score records the data's and the example's sha256.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai.model import model_roles
+from inspect_ai.scorer import (
+    Metric,
+    SampleScore,
+    Score,
+    Scorer,
+    Target,
+    grouped,
+    mean,
+    metric,
+    scorer,
+    stderr,
+)
+from inspect_ai.solver import TaskState
+
+from cmi_inspect.causal_locomo.answer_key import AnswerKeyError, SealedExample, sealed_example
+from cmi_inspect.causal_locomo.hedge import hedge
+from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION, judge_answer
+from cmi_inspect.causal_locomo.measures import (
+    SELECTION_KEYS,
+    SUCCESS_THRESHOLD,
+    deterministic_score,
+    hybrid_score,
+    selection_metrics,
+)
+from cmi_inspect.causal_locomo.protocol import named_protocol
+from cmi_inspect.causal_locomo.view import key_to_memory_id
+from cmi_inspect.errors import choose
+from cmi_inspect.strategies import strategy_class
+from cmi_inspect.strategies.base import MemorySelection
+
+SCORINGS = ("paper", "strict")
+"""``-T scoring=``: how success is counted (the default is the protocol's, ``Protocol.scoring``)."""
+
+
+def sealed(state: TaskState, data_file: str, data_sha256: str, protocol: str) -> SealedExample:
+    """The sample's entry of the sealed key, once what the sample carries is checked against
+    it; the sample's metadata then becomes the whole record, for the log."""
+    shown = named_protocol(protocol).name
+    example = sealed_example(data_file, data_sha256, str(state.sample_id), shown)
+    changed = example.changed(state.metadata, list(state.target.target))
+    if changed:
+        strategy = state.store_as(MemorySelection).strategy or "none recorded"
+        raise AnswerKeyError(
+            f"Sample {state.sample_id!r} carries a {', '.join(changed)} that the answer key "
+            f"(sha256 {data_sha256[:12]}...) does not: it was changed while it ran (strategy "
+            f"{strategy!r}), so it is not scored."
+        )
+    state.metadata = example.metadata.model_dump(mode="json")
+    return example
+
+
+@metric
+def count() -> Metric:
+    """How many samples have a true (non-zero) value: judge errors, say."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        return float(sum(1 for s in scores if s.score.as_float()))
+
+    return compute
+
+
+# Metrics as a dict, not a list holding a dict: Inspect would log an empty entry for the
+# list, first, and View's log list, `inspect log list` and evals_df() read the first one
+@scorer(
+    metrics={
+        "score": [mean(), stderr(), grouped(mean(), "task_family", all=False)],
+        "deterministic": [mean()],
+        "judge": [mean()],
+        "success": [mean(), stderr()],
+        "judge_error": [count()],
+        "hedged": [mean()],
+    }
+)
+def task_score(data_file: str, data_sha256: str, protocol: str, scoring: str = "paper") -> Scorer:
+    """0.7 x deterministic rules + 0.3 x judge; success when the score is at least 0.7.
+
+    The judge is the ``grader`` model role when one is given, else the
+    deterministic alias-match fallback; the score's metadata names which. A
+    grader reply that is no readable verdict scores 0 and is counted in the
+    ``judge_error`` metric, so a broken judge shows at a glance. ``hedged`` marks an
+    answer that lists several values of the kind asked for (``hedge``); the alias judge
+    never credits one, and under ``scoring="strict"`` it is no success whatever its score.
+
+    Args:
+        data_file: The data file the answer key is read from.
+        data_sha256: Its content's sha256, as the task recorded it.
+        protocol: The task's protocol.
+        scoring: ``paper`` (success as the paper counts it) or ``strict`` (a hedge is
+            never a success).
+    """
+    choose("scoring", scoring, SCORINGS)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        example = sealed(state, data_file, data_sha256, protocol)
+        meta = example.metadata
+        response = state.output.completion
+        criteria = meta.scoring_criteria
+        det = deterministic_score(response, criteria)
+        hedged = hedge(response, criteria.expected_answer, state.input_text)
+        verdict = await judge_answer(
+            model_roles().get("grader"), state.input_text, meta.gold_behavior, criteria, response,
+            hedged,
+        )  # fmt: skip
+        total = hybrid_score(det, verdict.score)
+        success = total >= SUCCESS_THRESHOLD and not (scoring == "strict" and hedged.hedged)
+        explanation = (
+            f"deterministic {det:.3f}, judge {verdict.score:.3f} ({verdict.judge}); "
+            f"expected {criteria.expected_answer!r}"
+        )
+        if verdict.error:
+            explanation += f"; judge verdict scored 0: {verdict.error}"
+        if hedged.hedged:
+            explanation += f"; {hedged.describe()}"
+        return Score(
+            value={
+                "score": total,
+                "deterministic": det,
+                "judge": verdict.score,
+                "success": 1.0 if success else 0.0,
+                "judge_error": 1.0 if verdict.error else 0.0,
+                "hedged": 1.0 if hedged.hedged else 0.0,
+            },
+            answer=response,
+            explanation=explanation,
+            metadata={
+                "judge": verdict.judge,
+                "judge_raw": verdict.raw,
+                "judge_error": verdict.error,
+                "judge_prompt_version": JUDGE_PROMPT_VERSION,
+                "scoring": scoring,
+                "hedge_values": hedged.values,
+                "answer_key": example.seal_record(),
+            },
+        )
+
+    return score
+
+
+def _selection_table(rows: list[dict[str, Any]]) -> str:
+    lines = ["| rank | memory | label | score |", "| --- | --- | --- | --- |"]
+    for r in rows:
+        score = "" if r["score"] is None else f"{r['score']:.3f}"
+        lines.append(f"| {r['rank']} | {r['memory_id']} | {r['label']} | {score} |")
+    return "\n".join(lines)
+
+
+@scorer(metrics={key: [mean(), stderr()] for key in SELECTION_KEYS})
+def memory_selection(data_file: str, data_sha256: str, protocol: str) -> Scorer:
+    """Recall, precision, useful F1, poison adoption, bad rejection and count of the selection.
+
+    Labels are joined here, after the strategy ran: the strategy's keys are
+    mapped back to memory ids and compared with the sealed answer key.
+
+    Args:
+        data_file: The data file the answer key is read from.
+        data_sha256: Its content's sha256, as the task recorded it.
+        protocol: The task's protocol.
+    """
+
+    async def score(state: TaskState, target: Target) -> Score:
+        example = sealed(state, data_file, data_sha256, protocol)
+        meta = example.metadata
+        record = state.store_as(MemorySelection)
+        ids = key_to_memory_id(meta.example_id, meta.memory_bank, meta.protocol)
+        labels = meta.labels
+        selected = [ids[k] for k in record.selected]
+        rows = [
+            {"rank": i + 1, "memory_id": m, "label": labels[m], "score": s}
+            for i, (m, s) in enumerate(zip(selected, record.scores, strict=True))
+        ]
+        explanation = f"{record.strategy}: {len(selected)} selected\n\n{_selection_table(rows)}"
+        names = {key: f"{m} ({labels[m]})" for key, m in ids.items()}
+        # no strategy recorded: the sample ran out of time before its strategy chose
+        details = (
+            strategy_class(record.strategy).explain(record.details, names)
+            if record.strategy
+            else ""
+        )
+        if details:
+            explanation += "\n\n" + details
+        metrics = selection_metrics(
+            selected, meta.gold_memory_ids, meta.bad_memory_ids, meta.harmful_ids
+        )
+        return Score(
+            value=metrics,
+            answer=", ".join(selected),
+            explanation=explanation,
+            metadata={
+                "strategy": record.strategy,
+                "selected": rows,
+                "answer_key": example.seal_record(),
+            },
+        )
+
+    return score

@@ -1,0 +1,86 @@
+"""Causal-LoCoMo: does a memory strategy pick the memories that help, and skip the ones that harm?
+
+Run a strategy with ``inspect eval cmi_inspect/causal_locomo --solver cmi_inspect/NAME``
+from anywhere the package is installed (or ``inspect eval tasks/causal_locomo.py --solver
+NAME`` from a checkout), NAME one of no_memory, full_history, summary_memory,
+vector_memory, graph_memory, reflection_memory, cmi (default: no_memory).
+"""
+
+from inspect_ai import Task, task
+from inspect_ai.model import GenerateConfig
+
+from cmi_inspect.causal_locomo.data import TASK_FAMILIES
+from cmi_inspect.causal_locomo.dataset import SampleView, causal_locomo_dataset
+from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION
+from cmi_inspect.causal_locomo.prompts import PROMPT_VERSION
+from cmi_inspect.causal_locomo.protocol import BUILT_TASKS, named_protocol
+from cmi_inspect.causal_locomo.scorers import SCORINGS, memory_selection, task_score
+from cmi_inspect.errors import UserError, choose
+from cmi_inspect.strategies.solvers import no_memory
+
+ANSWER_MAX_TOKENS = 96
+TASK_VERSION = 5
+"""Bumped when the task's samples or scoring change (3: typed metadata, artefact-free blind;
+4: the data's sha256 in the version; 5: the answer key sealed, out of the running sample).
+The logged version is ``TASK_VERSION-<sha256 prefix>``."""
+
+
+@task
+def causal_locomo(
+    protocol: str = "paper",
+    task_families: str | list[str] | None = None,
+    data_file: str | None = None,
+    dataset: str = "release",
+    scoring: str | None = None,
+) -> Task:
+    """The Causal-LoCoMo benchmark: memory selection on LoCoMo conversations.
+
+    Args:
+        protocol: ``paper`` shows memory labels as the reference run did;
+            ``blind`` lets no label, label-bearing field or gold answer reach
+            any prompt (only the scorers see them).
+        task_families: Restrict to these families (comma-separated or a list),
+            of ``cmi_inspect.causal_locomo.data.TaskFamily``; an unknown one is refused with
+            the list.
+        data_file: A JSONL file in the release's schema to use instead of a
+            named dataset (a relative path is read from where you run the command).
+        dataset: ``release`` (the paper's 87 examples, downloaded or read from
+            ``CMI_DATA_DIR``) or ``xl`` (Causal-LoCoMo-XL, built from LoCoMo on
+            first use and cached; samples ordered so any ``--limit`` is stratified).
+        scoring: ``paper`` counts success as the paper did; ``strict`` (the default under
+            ``blind``) never counts an answer that hedges across several values of the
+            kind asked for (dates, numbers, names) as a success.
+    """
+    if isinstance(task_families, str):
+        task_families = [f.strip() for f in task_families.split(",") if f.strip()]
+        if not task_families:
+            raise UserError(
+                "-T task_families= is empty: leave it out for every family, or name some of "
+                f"{', '.join(TASK_FAMILIES)}."
+            )
+    shown = named_protocol(protocol)
+    choose("scoring", scoring or shown.scoring, SCORINGS)  # checked before any data is read
+    samples = causal_locomo_dataset(protocol, task_families, data_file, dataset)  # type: ignore[arg-type]
+    view = SampleView.model_validate(samples[0].metadata)
+    digest = view.data_sha256
+    default = no_memory()  # built before the task is noted: the note is for the next solver
+    BUILT_TASKS.built(shown.name)  # which refuses what this protocol hides
+    return Task(
+        dataset=samples,
+        solver=default,
+        # the scorers read the answer key from the data file, never from a sample
+        scorer=[
+            task_score(view.data_file, digest, protocol, scoring or shown.scoring),
+            memory_selection(view.data_file, digest, protocol),
+        ],
+        config=GenerateConfig(temperature=0.0, max_tokens=ANSWER_MAX_TOKENS),
+        metadata={
+            "answer_prompt": PROMPT_VERSION,
+            "judge_prompt": JUDGE_PROMPT_VERSION,
+            "data_sha256": digest,
+        },
+        # the data's content is part of the task's identity: a rerun of a folder whose data
+        # changed starts new logs instead of resuming ones scored against the old answer key
+        version=f"{TASK_VERSION}-{digest[:12]}",
+        headline_metric="task_score.score",  # the mean task score, as View and the CLI show
+    )

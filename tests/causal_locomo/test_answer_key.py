@@ -1,0 +1,38 @@
+"""The sealed answer key: read once from the data file, and the judge of what a sample carries."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from cmi_inspect.causal_locomo.answer_key import AnswerKeyError, sealed_example
+from cmi_inspect.causal_locomo.data import sha256_of
+from cmi_inspect.causal_locomo.dataset import causal_locomo_dataset
+
+from conftest import SYNTHETIC
+
+
+@pytest.fixture
+def sealed():
+    return sealed_example(str(SYNTHETIC), sha256_of(SYNTHETIC), "syn_0000", "blind")
+
+
+def test_an_example_of_the_key_is_its_record_and_the_digest_of_its_text(sealed):
+    assert sealed.metadata.gold_memory_ids == ["gold_00"]
+    assert sealed.target == ["3 March 2022", "March 3, 2022", "2022-03-03"]
+    assert sealed.digest == hashlib.sha256(sealed.record.model_dump_json().encode()).hexdigest()
+    assert sealed.seal_record() == {"data_sha256": sha256_of(SYNTHETIC), "example_sha256": sealed.digest}
+    with pytest.raises(AnswerKeyError, match=r"Sample 'syn_9999' is not in the answer key"):
+        sealed_example(str(SYNTHETIC), sha256_of(SYNTHETIC), "syn_9999", "blind")
+
+
+def test_a_sample_carries_its_view_or_its_whole_record_and_nothing_else(sealed):
+    view = causal_locomo_dataset("blind", data_file=SYNTHETIC)[0].metadata
+    assert view is not None
+    assert sealed.changed(view, [""]) == []
+    assert sealed.changed(sealed.metadata.model_dump(mode="json"), [""]) == []  # once scored
+    assert sealed.changed(sealed.metadata.model_dump(mode="json"), sealed.target) == []  # an older log's target
+    relabelled = {**view, "memories": [{**m, "label": "useful"} for m in view["memories"]], "extra": 1}
+    assert sealed.changed(relabelled, ["I do not know."]) == ["extra", "memories", "target"]
+    paper = causal_locomo_dataset("paper", data_file=SYNTHETIC)[0].metadata
+    assert paper is not None and "protocol" in sealed.changed(paper, [""])  # the protocol is the task's

@@ -1,0 +1,92 @@
+"""Records become Inspect samples carrying what solvers and scorers need."""
+
+from __future__ import annotations
+
+import pytest
+from cmi_inspect.causal_locomo.data import DataError, sha256_of
+from cmi_inspect.causal_locomo.dataset import SampleView, causal_locomo_dataset, load_examples, record_metadata
+from cmi_inspect.errors import PrerequisiteError, UserError
+
+from conftest import SYNTHETIC
+
+
+def test_a_sample_carries_its_view_and_no_answer_key():
+    dataset = causal_locomo_dataset(data_file=SYNTHETIC)
+    sample = dataset[0]
+    assert sample.id == "syn_0000"
+    assert sample.input == "When did Priya adopt the greyhound Comet?"
+    assert sample.target == ""  # the gold answers are the scorers', from the sealed key
+    view = SampleView.model_validate(sample.metadata)
+    assert (view.protocol, view.task_family) == ("paper", "temporal_memory_qa")
+    assert [m.key for m in view.memories] == ["gold_00", "irr_00", "irr_01", "harm_00"]  # paper shows ids
+    assert [m.label for m in view.memories][1] == "irrelevant"  # and labels
+    assert len(view.past_sessions) == 3
+    assert (view.data_file, view.data_sha256) == (str(SYNTHETIC), sha256_of(SYNTHETIC))
+    assert sample.metadata is not None and not {"memory_bank", "scoring_criteria", "gold_memory_ids"} & set(
+        sample.metadata
+    )
+    blind = SampleView.model_validate(causal_locomo_dataset("blind", data_file=SYNTHETIC)[0].metadata)
+    assert [m.key for m in blind.memories] == ["m1", "m2", "m3", "m4"]
+    assert {m.label for m in blind.memories} == {None}
+    assert "Resolved" not in " ".join(m.content for m in blind.memories)
+
+
+def test_the_whole_record_is_the_one_scored_samples_log(synthetic_records):
+    meta = record_metadata(synthetic_records[0], "paper")
+    assert meta.gold_memory_ids == ["gold_00"]
+    assert meta.harmful_ids == {"harm_00"}
+    assert [m.memory_id for m in meta.memory_bank] == ["gold_00", "irr_00", "irr_01", "harm_00"]
+    assert meta.labels["irr_00"] == "irrelevant"
+    assert meta.scoring_criteria.must_not_include == ["9 March 2022"]
+
+
+def test_a_file_that_changed_since_it_was_hashed_is_refused(tmp_path):
+    copy = tmp_path / "data.jsonl"
+    copy.write_bytes(SYNTHETIC.read_bytes())
+    digest = sha256_of(copy)
+    assert len(load_examples(copy, digest)) == 3
+    copy.write_bytes(SYNTHETIC.read_bytes().replace(b"3 March 2022", b"4 March 2022"))
+    with pytest.raises(DataError, match=r"data\.jsonl changed during the run: sha256 .* not the"):
+        load_examples(copy, digest)
+
+
+def test_release_loads_with_stable_ids(release_file):
+    dataset = causal_locomo_dataset()
+    assert len(dataset) == 87
+    assert dataset[0].id == "conv-26_qa_0000"
+    assert len({s.id for s in dataset}) == 87
+
+
+def test_family_filter_and_protocol(release_file):
+    dataset = causal_locomo_dataset("blind", ["factual_memory_qa", "inferential_memory_qa"])
+    assert len(dataset) == 16
+    assert {(s.metadata or {}).get("protocol") for s in dataset} == {"blind"}
+
+
+def test_bad_parameters_are_user_errors():
+    with pytest.raises(UserError, match="Unknown protocol 'open'; choose from paper, blind"):
+        causal_locomo_dataset("open")  # type: ignore[arg-type]
+    with pytest.raises(UserError, match="Unknown task families"):
+        causal_locomo_dataset(task_families=["trivia"])
+    with pytest.raises(UserError, match="Unknown dataset 'big'; choose from release, xl"):
+        causal_locomo_dataset(dataset="big")
+    assert issubclass(UserError, PrerequisiteError)  # inspect eval prints it without a traceback
+
+
+def test_an_empty_file_and_an_empty_family_list_say_what_is_wrong(tmp_path):
+    from cmi_inspect.causal_locomo.task import causal_locomo
+
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    with pytest.raises(UserError, match=r"^No examples in .*empty\.jsonl\.$"):
+        causal_locomo_dataset(data_file=empty)
+    with pytest.raises(UserError, match=r"No examples of families inferential_memory_qa in"):
+        causal_locomo_dataset(data_file=SYNTHETIC, task_families=["inferential_memory_qa"])
+    with pytest.raises(UserError, match=r"-T task_families= is empty: leave it out for every family"):
+        causal_locomo(task_families=" , ", data_file=str(SYNTHETIC))
+
+
+@pytest.mark.slow  # builds the whole of XL from LoCoMo
+def test_xl_by_name(locomo_file):
+    dataset = causal_locomo_dataset(dataset="xl", task_families=["inferential_memory_qa"])
+    assert dataset.name == "causal_locomo_xl" and len(dataset) >= 1

@@ -1,0 +1,59 @@
+"""Where a hedge starts: answers listing several values of the kind asked for, against
+honest answers that mention a second value for context."""
+
+from __future__ import annotations
+
+import pytest
+from cmi_inspect.causal_locomo.hedge import answer_kind, hedge
+
+REQUEST = "When did Caroline move to Lisbon?"
+
+
+@pytest.mark.parametrize(
+    ("expected", "kind"),
+    [("7 May 2023", "date"), ("May 2023", "date"), ("3", "number"), ("twelve", "number"),
+     ("Melanie", "name"), ("a pottery class", None)],
+)  # fmt: skip
+def test_the_kind_of_answer_is_read_from_the_answer_key(expected, kind):
+    assert answer_kind(expected) == kind
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        ", ".join(f"{d} May 2023" for d in range(1, 15)),  # fourteen dates, the right one among them
+        "Either 7 May 2023 or 14 May 2023.",
+        "It was 7 May 2023, 9 May 2023 or maybe 1 June 2023.",
+        "On 7 May 2023, 14 May 2023 and 21 May 2023.",
+    ],
+)
+def test_answers_that_spread_over_dates_hedge(response):
+    assert hedge(response, "7 May 2023", REQUEST).hedged
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "On 7 May 2023.",
+        "She moved on 7 May 2023, a week after her birthday on 30 April 2023.",  # context
+        "Caroline moved in May 2023.",
+        "I do not know.",
+    ],
+)
+def test_honest_answers_with_a_second_date_for_context_do_not(response):
+    assert not hedge(response, "7 May 2023", REQUEST).hedged
+
+
+def test_numbers_and_names_hedge_by_the_same_line():
+    assert hedge("Three, or maybe 4.", "3", "How many kids does Melanie have?").hedged
+    assert not hedge("She has 3 kids; her sister has 2.", "3", "How many kids does Melanie have?").hedged
+    asked = "Who did Caroline meet at the gallery?"
+    assert hedge("She met Melanie, John, Anna and Priya.", "Melanie", asked).hedged
+    assert not hedge("She met Melanie, who had come with John.", "Melanie", asked).hedged
+    assert not hedge("Caroline met Melanie.", "Melanie", asked).hedged  # the asked-about name is not a value
+
+
+def test_an_answer_key_with_two_values_allows_two():
+    key = "7 May 2023 and 9 May 2023"
+    assert not hedge("On 7 May 2023 and on 9 May 2023.", key, REQUEST).hedged
+    assert hedge("On 7, 9, 11 or 13 May 2023: 7 May 2023, 9 May 2023, 11 May 2023, 13 May 2023.", key, REQUEST).hedged

@@ -1,0 +1,233 @@
+"""task_score and memory_selection inside real Inspect evals (mockllm responses)."""
+
+from __future__ import annotations
+
+import pytest
+from cmi_inspect.causal_locomo.answer_key import sealed_example
+from cmi_inspect.causal_locomo.data import sha256_of
+from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
+from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION
+from cmi_inspect.causal_locomo.task import causal_locomo
+from cmi_inspect.strategies.solvers import cmi, full_history, no_memory, vector_memory
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog
+from inspect_ai.solver import Generate, Solver, TaskState, chain, solver
+
+from conftest import SYNTHETIC, mock_model, require_data, samples_of, score_of, value_of
+
+
+def run(solver, respond=lambda p: "I do not know.", tmp_path=None, roles=None, **task_args) -> EvalLog:
+    require_data(task_args)
+    [log] = inspect_eval(
+        causal_locomo(**task_args),
+        solver=solver,
+        model=mock_model(respond),
+        model_roles=roles,
+        display="none",
+        log_dir=str(tmp_path) if tmp_path else None,
+    )
+    assert log.status == "success", log.error
+    return log
+
+
+def selection_means(log: EvalLog) -> dict[str, float]:
+    rows = [value_of(s, "memory_selection") for s in samples_of(log)]
+    return {k: round(sum(r[k] for r in rows) / len(rows), 3) for k in rows[0]}
+
+
+@pytest.mark.slow  # two strategies on the whole release
+def test_whole_bank_and_empty_bookkeeping_on_the_release(tmp_path):
+    whole = selection_means(run(full_history(), tmp_path=tmp_path))
+    assert (whole["useful_f1"], whole["bad_rejection"], whole["poison_adoption"], whole["n_selected"]) == (
+        0.308,
+        0.0,
+        0.621,
+        5.644,
+    )
+    none = selection_means(run(no_memory(), tmp_path=tmp_path))
+    assert (none["useful_f1"], none["bad_rejection"], none["poison_adoption"], none["n_selected"]) == (
+        0.0,
+        1.0,
+        0.0,
+        0.0,
+    )
+
+
+def test_task_score_with_the_fallback_judge(tmp_path):
+    answers = {"When did Priya": "3 March 2022", "Which two": "The violin.", "What colour": "Yellow!"}
+
+    def respond(prompt: str) -> str:
+        return next(a for q, a in answers.items() if q in prompt)
+
+    log = run(no_memory(), respond, tmp_path, data_file=str(SYNTHETIC))
+    scores = {s.id: score_of(s, "task_score") for s in samples_of(log)}
+    perfect = scores["syn_0000"]
+    assert perfect.value == {
+        "score": 1.0,
+        "deterministic": 1.0,
+        "judge": 1.0,
+        "success": 1.0,
+        "judge_error": 0.0,
+        "hedged": 0.0,
+    }
+    assert perfect.metadata["judge"].startswith("alias-match")
+    assert perfect.metadata["judge_prompt_version"] == JUDGE_PROMPT_VERSION
+    wrong = scores["syn_0001"].value
+    # must_include 0/2, must_not 0/1, max_words 1, expected 0, style 1 -> 2/5; judge 0
+    assert wrong["deterministic"] == pytest.approx(0.4) and wrong["judge"] == 0.0
+    assert wrong["score"] == pytest.approx(0.28) and wrong["success"] == 0.0
+    assert log.results is not None
+    by_family = next(s for s in log.results.scores if s.name == "score").metrics
+    assert by_family["grouped_temporal_memory_qa"].value == 1.0
+    assert by_family["grouped_multi_evidence_memory_qa"].value == pytest.approx(0.28)
+
+
+@pytest.mark.parametrize(("protocol", "scoring", "success"), [
+    ("paper", None, 1.0),  # the paper's count: containment and 0.7 x rules, as it reported
+    ("blind", None, 0.0),  # strict by default under blind: a hedge is no success
+    ("paper", "strict", 0.0),
+])  # fmt: skip
+def test_a_hedged_answer_gets_no_alias_credit_and_counts_as_no_success_when_strict(
+    tmp_path, protocol, scoring, success
+):
+    # thirteen dates, the right one among them (not the must_not_include 9 March 2022)
+    hedged = ", ".join(f"{d} March 2022" for d in range(1, 15) if d != 9)
+    args = {"scoring": scoring} if scoring else {}
+    log = run(
+        no_memory(),
+        lambda p: hedged if "When did Priya" in p else "Yellow.",
+        tmp_path,
+        protocol=protocol,
+        data_file=str(SYNTHETIC),
+        **args,
+    )
+    score = score_of(next(s for s in samples_of(log) if s.id == "syn_0000"), "task_score")
+    assert score.value["hedged"] == 1.0 and score.value["judge"] == 0.0
+    assert score.value["deterministic"] == 1.0  # the paper's rules, as ever: containment
+    assert score.value["success"] == success
+    assert "hedged across 13 dates" in score.explanation
+    assert score.metadata["scoring"] == (scoring or {"paper": "paper", "blind": "strict"}[protocol])
+    honest = score_of(next(s for s in samples_of(log) if s.id == "syn_0002"), "task_score")
+    assert honest.value["hedged"] == 0.0
+    assert log.results is not None
+    assert next(s for s in log.results.scores if s.name == "hedged").metrics["mean"].value == pytest.approx(1 / 3)
+
+
+def test_grader_role_judges_and_bad_verdicts_score_zero(tmp_path):
+    verdicts = iter(
+        ['{"task_success_score": 0.5, "passes": false}', "I refuse to grade.", '{"task_success_score": 1.0}']
+    )
+    grader_prompts: list[str] = []
+    grader = mock_model(lambda p: next(verdicts), grader_prompts)
+    log = run(no_memory(), lambda p: "I do not know.", tmp_path, roles={"grader": grader}, data_file=str(SYNTHETIC))
+    judged = [score_of(s, "task_score") for s in samples_of(log)]
+    assert len(grader_prompts) == 3
+    assert sorted(s.value["judge"] for s in judged) == [0.0, 0.5, 1.0]
+    failed = next(s for s in judged if s.metadata["judge_error"])
+    assert failed.metadata["judge_raw"] == "I refuse to grade."
+    assert "judge verdict scored 0" in failed.explanation
+    assert all(s.metadata["judge"] == "mockllm/model" for s in judged)
+    assert log.results is not None
+    errors = next(s for s in log.results.scores if s.name == "judge_error")
+    # the unreadable verdict, counted (the metric is "cmi_inspect/count" where the package is installed)
+    [counted] = [m for name, m in errors.metrics.items() if name.split("/")[-1] == "count"]
+    assert counted.value == 1.0
+
+
+def test_headline_metric_is_the_mean_task_score(tmp_path):
+    log = run(no_memory(), lambda p: "I do not know.", tmp_path, data_file=str(SYNTHETIC))
+    assert log.results is not None
+    first = next(s for s in log.results.scores if s.metrics)
+    assert (first.name, next(iter(first.metrics))) == ("score", "mean")
+    assert first.metrics["mean"].value == pytest.approx((0.42 + 0.42 + 0.35) / 3)
+
+
+def test_selection_is_explained_with_ids_and_scores(tmp_path):
+    log = run(vector_memory(top_k=2), tmp_path=tmp_path, protocol="blind", data_file=str(SYNTHETIC))
+    score = samples_of(log)[0].scores["memory_selection"]
+    rows = score.metadata["selected"]
+    assert [r["rank"] for r in rows] == [1, 2]
+    assert {r["memory_id"] for r in rows} <= {"gold_00", "irr_00", "irr_01", "harm_00"}
+    assert rows[0]["score"] >= rows[1]["score"]
+    assert "| 1 | " in score.explanation and score.answer == ", ".join(r["memory_id"] for r in rows)
+
+
+def test_cmi_diagnostics_reach_the_log(tmp_path):
+    def respond(prompt: str) -> str:
+        return "3 March 2022" if "Comet on 3 March 2022" in prompt and "not true" not in prompt else "?"
+
+    log = run(cmi(k=4), respond, tmp_path, data_file=str(SYNTHETIC))
+    sample = samples_of(log)[0]
+    score = score_of(sample, "memory_selection")
+    assert score.answer == "gold_00"
+    assert "| s_with | s_pert | utility | stability | decision |" in score.explanation
+    candidates = sample.store["MemorySelection:details"]["candidates"]
+    assert {c["key"] for c in candidates} == {"gold_00", "irr_00", "irr_01", "harm_00"}
+    assert sample.output.completion == "3 March 2022"
+    assert "details" not in score.metadata  # logged once, in the store
+
+
+def test_scores_come_from_the_sealed_key_and_say_which(tmp_path):
+    log = run(no_memory(), lambda p: "3 March 2022", tmp_path, protocol="blind", data_file=str(SYNTHETIC))
+    digest = sha256_of(SYNTHETIC)
+    for sample in samples_of(log):
+        assert sample.target == ""  # the sample never carried its gold answers
+        meta = sample.metadata_as(CausalLocomoMetadata)  # the whole record, once scored, for the log
+        sealed = sealed_example(str(SYNTHETIC), digest, str(sample.id), "blind")
+        assert meta == sealed.metadata and meta.protocol == "blind"
+        for name in ("task_score", "memory_selection"):
+            assert score_of(sample, name).metadata["answer_key"] == {
+                "data_sha256": digest,
+                "example_sha256": sealed.digest,
+            }
+    first = score_of(samples_of(log)[0], "task_score")
+    assert first.value["score"] == 1.0 and "expected '3 March 2022'" in first.explanation
+
+
+@solver
+def tamper(field: str) -> Solver:
+    """A step after the strategy's that changes one metadata field of the sample."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        state.metadata[field] = "tampered"
+        return state
+
+    return solve
+
+
+def test_a_sample_changed_after_its_strategy_ran_is_not_scored(tmp_path):
+    [log] = inspect_eval(
+        causal_locomo(data_file=str(SYNTHETIC)),
+        solver=chain(no_memory(), tamper("task_family")),
+        model=mock_model(lambda p: "I do not know."),
+        display="none",
+        log_dir=str(tmp_path),
+        fail_on_error=False,
+    )
+    for sample in samples_of(log):
+        assert not sample.scores and sample.error is not None
+        assert f"Sample '{sample.id}' carries a task_family that the answer key (sha256 " in sample.error.message
+        assert "(strategy 'no_memory'), so it is not scored" in sample.error.message
+
+
+def test_a_data_file_changed_during_the_run_fails_every_sample(tmp_path):
+    data = tmp_path / "data.jsonl"
+    data.write_bytes(SYNTHETIC.read_bytes())
+
+    @solver
+    def edit() -> Solver:
+        async def solve(state: TaskState, generate: Generate) -> TaskState:
+            data.write_bytes(SYNTHETIC.read_bytes().replace(b"3 March 2022", b"4 March 2022"))
+            return state
+
+        return solve
+
+    [log] = inspect_eval(
+        causal_locomo(data_file=str(data)),
+        solver=chain(no_memory(), edit()),
+        model=mock_model(lambda p: "I do not know."),
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+        fail_on_error=False,
+    )
+    assert all("data.jsonl changed during the run" in (s.error.message if s.error else "") for s in samples_of(log))

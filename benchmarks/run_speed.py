@@ -122,7 +122,7 @@ def speeds(api: GGUFModel, n: int, prompt_length: int, steps: int = 64) -> tuple
     is) and reply tokens a second with ``n`` sequences decoded in one batch, measured on
     a multi-sequence context of the model (``llamacpp.Sequences``)."""
     llm = api.engine.llm
-    sequences = Sequences(llm, n, api.n_ctx)
+    sequences = Sequences(llm, n, api.engine_config.n_ctx)
     try:
         words = llm.tokenize(" ".join(["memory"] * (prompt_length + 8)))
         start = time.perf_counter()

@@ -28,10 +28,10 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from cmi_inspect.errors import UserError
+from cmi_inspect.local_model.config import EngineConfig
 from cmi_inspect.local_model.llamacpp import Completion, LlamaCpp, Sequences
 from cmi_inspect.local_model.prefix_cache import (
     LARGE_BATCH,
@@ -82,26 +82,18 @@ class Work:
 class Engine:
     """Greedy chat completions on one llama.cpp model, reusing shared prompt prefixes."""
 
-    def __init__(
-        self,
-        path: Path,
-        n_ctx: int,
-        n_threads: int | None,
-        cache_mb: int,
-        extra_bufts: bool,
-        parallel: int = 1,
-    ) -> None:
-        self.llm = LlamaCpp(path, n_ctx, n_threads, extra_bufts)
-        self.n_ctx = n_ctx
-        self.parallel = parallel
-        self.sequences = Sequences(self.llm, parallel, n_ctx) if parallel > 1 else None
+    def __init__(self, config: EngineConfig) -> None:
+        self.config = config
+        self.llm = LlamaCpp(config.path, config.n_ctx, config.n_threads, config.extra_bufts)
+        parallel = config.parallel
+        self.sequences = Sequences(self.llm, parallel, config.n_ctx) if parallel > 1 else None
         self.slots = [Slot(seq) for seq in range(parallel)] if parallel > 1 else []
         self.work = Work()
         self.wake = threading.Condition()
         self.thread = threading.Thread(target=self._serve, name="llama.cpp", daemon=True)
         self.thread.start()
-        self.reuse = cache_mb > 0
-        self.saved = SavedStates(cache_mb * 2**20)
+        self.reuse = config.prefix_cache_mb > 0
+        self.saved = SavedStates(config.prefix_cache_mb * 2**20)
         self.live: tuple[int, ...] = ()
         """The prompt whose KV state the context holds now."""
         self.live_large = 0
@@ -137,10 +129,10 @@ class Engine:
         """A greedy chat completion, computed on the engine's thread (blocks until done);
         ``GenerationCancelled`` if ``cancel`` is set before it ends."""
         tokens = self.prompt_ids(messages)
-        if len(tokens) + max_tokens > self.n_ctx:
+        if len(tokens) + max_tokens > self.config.n_ctx:
             raise PromptTooLongError(
                 f"Prompt of {len(tokens)} tokens plus max_tokens={max_tokens} exceeds "
-                f"the {self.n_ctx}-token context window; shorten the input "
+                f"the {self.config.n_ctx}-token context window; shorten the input "
                 "or raise the window with -M n_ctx=N."
             )
         if self.sequences is None:
@@ -195,10 +187,10 @@ class Engine:
         prompt = self.prompt_ids(messages)
         replies = [self.llm.tokenize(c) + [self.llm.end_of_turn()] for c in continuations]
         longest = max((len(r) for r in replies), default=0)
-        if len(prompt) + longest > self.n_ctx:
+        if len(prompt) + longest > self.config.n_ctx:
             raise PromptTooLongError(
                 f"Prompt of {len(prompt)} tokens plus a reply of {longest} exceeds the "
-                f"{self.n_ctx}-token context window; raise it with -M n_ctx=N."
+                f"{self.config.n_ctx}-token context window; raise it with -M n_ctx=N."
             )
         # the prompt but its last token is put in the context exactly as a fresh decoding
         # would compute it; the last token and each reply are then decoded in one small
@@ -368,16 +360,9 @@ _loaded: list[Engine] = []
 
 
 @cache
-def engine_for(
-    path: Path,
-    n_ctx: int,
-    n_threads: int | None,
-    cache_mb: int,
-    extra_bufts: bool,
-    parallel: int = 1,
-) -> Engine:
+def engine_for(config: EngineConfig) -> Engine:
     """The process's one engine for this model file and configuration."""
-    engine = Engine(path, n_ctx, n_threads, cache_mb, extra_bufts, parallel)
+    engine = Engine(config)
     _loaded.append(engine)
     return engine
 

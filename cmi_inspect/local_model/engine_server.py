@@ -50,13 +50,14 @@ from starlette.routing import Route
 
 from cmi_inspect.cli import _pairs
 from cmi_inspect.errors import UserError
-from cmi_inspect.local_model.engine import Engine, GenerationCancelled, PromptTooLongError
-from cmi_inspect.local_model.provider import (
-    DEFAULT_MAX_TOKENS,
-    GGUFModel,
-    reply_text,
-    template_message,
+from cmi_inspect.local_model.config import EngineConfig
+from cmi_inspect.local_model.engine import (
+    Engine,
+    GenerationCancelled,
+    PromptTooLongError,
+    engine_for,
 )
+from cmi_inspect.local_model.provider import DEFAULT_MAX_TOKENS, reply_text, template_message
 from cmi_inspect.local_model.served import API_KEY_ENV, follow_parent
 
 STOP_GRACE_S = 10
@@ -136,6 +137,16 @@ def chat_request(body: object) -> tuple[list[dict[str, str]], int, list[str] | N
     stream = body.get("stream")
     if stream is not None and stream is not False:
         raise BadRequest(f"stream must be false: streaming is not served, got {stream!r}")
+    # what the engine cannot honour is refused, never ignored: it decodes free text only
+    response_format = body.get("response_format")
+    if response_format is not None and response_format != {"type": "text"}:
+        raise BadRequest(
+            f"response_format must be text: constrained output is not served, "
+            f"got {response_format!r}"
+        )
+    for name in ("tools", "logprobs"):
+        if body.get(name):
+            raise BadRequest(f"{name} are not served, got {body[name]!r}")
     return chat, max_tokens, stops
 
 
@@ -303,19 +314,19 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     try:
         settings: dict[str, Any] = _pairs("-M", args.model_args)
-        model = GGUFModel(args.model, **settings)
-        engine = model.engine
+        config = EngineConfig.from_model_args(args.model, **settings)
+        engine = engine_for(config)
     except UserError as ex:
         print(f"engine_server: {ex}", file=sys.stderr)
         return 2
     print(
-        f"serving {model.path.name} with {model.parallel} slot(s), llama.cpp extra buffers "
-        f"{'on' if model.choice.extra_bufts else 'off'} ({model.choice.chosen_by})"
+        f"serving {config.path.name} with {config.parallel} slot(s), llama.cpp extra buffers "
+        f"{'on' if config.extra_bufts else 'off'} ({config.chosen_by})"
         f"{'' if args.api_key else ', with no key'}",
         file=sys.stderr,
         flush=True,
     )
-    application = app(engine, args.model_alias or args.model, model.parallel, args.api_key)
+    application = app(engine, args.model_alias or args.model, config.parallel, args.api_key)
     try:
         serve(application, args.host, args.port)
     except KeyboardInterrupt:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -18,22 +17,12 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from cmi_inspect.errors import UserError, positive_int
+from cmi_inspect.local_model.config import EngineConfig
 from cmi_inspect.local_model.engine import Engine, engine_for
-from cmi_inspect.local_model.files import gguf_identity, resolve_gguf
-from cmi_inspect.local_model.probe import choose_extra_bufts
+from cmi_inspect.local_model.files import gguf_identity
+from cmi_inspect.local_model.served import ServedModel, served_model
 
-DEFAULT_N_CTX = 4096
-"""Context window the embedded default runs with: SmolLM2 supports 8192, but
-prompt processing on a small CPU slows down with the window, so the default
-stays at 4096; raise it with ``-M n_ctx=8192``."""
 DEFAULT_MAX_TOKENS = 128
-DEFAULT_PREFIX_CACHE_MB = 2048
-"""Memory for the KV states of earlier prompts, so that a prompt sharing a prefix with
-one of them (an instruction, a conversation's history) skips re-evaluating it; SmolLM2-135M's
-state takes about 23 KB a token, so this holds some 20 to 40 full-history prompts: in the
-release, two examples sharing a history are up to 30 other histories apart.
-``-M prefix_cache_mb=0`` turns prefix reuse off."""
 _NO_CONFIG = GenerateConfig()
 
 
@@ -59,7 +48,8 @@ class GGUFModel(ModelAPI):
     extra weight buffers (AMX) run here and turns them off where they crash (``probe``);
     ``on`` / ``off`` force the choice. Every output's metadata says which ran.
     ``-M parallel=N`` decodes up to N concurrent requests together (``engine``); 1, the
-    default, decodes one request at a time.
+    default, decodes one request at a time. The ``-M`` arguments are read and checked by
+    ``EngineConfig.from_model_args``, the one place that declares them.
     """
 
     def __init__(
@@ -68,51 +58,37 @@ class GGUFModel(ModelAPI):
         base_url: str | None = None,
         api_key: str | None = None,
         config: GenerateConfig = _NO_CONFIG,
-        n_ctx: int | str = DEFAULT_N_CTX,
-        n_threads: int | str | None = None,
-        prefix_cache_mb: int | str = DEFAULT_PREFIX_CACHE_MB,
-        extra_bufts: str | bool = "auto",
-        parallel: int | str = 1,
         **model_args: Any,
     ) -> None:
-        if model_args:
-            raise UserError(f"Unknown arguments for the gguf provider: {sorted(model_args)}")
-        numbers = (  # checked before the probe runs
-            positive_int("n_ctx", n_ctx),
-            positive_int("n_threads", n_threads) if n_threads is not None else None,
-            positive_int("prefix_cache_mb", prefix_cache_mb, minimum=0),
-            positive_int("parallel", parallel),
-        )
-        path = resolve_gguf(model_name)
-        self.choice = choose_extra_bufts(extra_bufts, path)
+        self.engine_config = EngineConfig.from_model_args(model_name, **model_args)
         # Inspect keys its model-call cache on the base URL: make it the file's identity
         # (and the engine configuration, where it differs from the default), so a different
         # GGUF file under the same name never reads another model's answers
-        identity = gguf_identity(path) + ("" if self.choice.extra_bufts else ":no-extra-bufts")
+        settings = self.engine_config
+        identity = gguf_identity(settings.path) + (
+            "" if settings.extra_bufts else ":no-extra-bufts"
+        )
         super().__init__(model_name, base_url or identity, api_key, [], config)
-        self.path: Path = path
-        self.n_ctx, self.n_threads, self.prefix_cache_mb, self.parallel = numbers
         set_model_info(
             f"gguf/{model_name}",
-            ModelInfo(context_length=self.n_ctx, output_tokens=self.n_ctx),
+            ModelInfo(context_length=settings.n_ctx, output_tokens=settings.n_ctx),
         )
 
     @property
     def engine(self) -> Engine:
-        return engine_for(
-            self.path,
-            self.n_ctx,
-            self.n_threads,
-            self.prefix_cache_mb,
-            self.choice.extra_bufts,
-            self.parallel,
-        )
+        return engine_for(self.engine_config)
+
+    def served(self, n_ctx: int) -> ServedModel:
+        """This model's file and extra-buffers choice behind an OpenAI-compatible endpoint on
+        loopback with an ``n_ctx`` window (``served``), for code that speaks only that API
+        (mem0's LLM)."""
+        return served_model(self.engine_config.path, n_ctx, self.engine_config.extra_bufts)
 
     def max_tokens(self) -> int | None:
         return DEFAULT_MAX_TOKENS
 
     def max_connections(self) -> int:
-        return self.parallel
+        return self.engine_config.parallel
 
     async def count_text_tokens(self, text: str) -> int:
         return self.engine.text_tokens(text)
@@ -142,12 +118,13 @@ class GGUFModel(ModelAPI):
     ) -> tuple[ModelOutput, ModelCall]:
         messages = as_chat(input)
         max_tokens = config.max_tokens or DEFAULT_MAX_TOKENS
-        engine_config = {"extra_bufts": self.choice.extra_bufts, "chosen_by": self.choice.chosen_by}
+        settings = self.engine_config
+        chosen = {"extra_bufts": settings.extra_bufts, "chosen_by": settings.chosen_by}
         request = {
-            "model": str(self.path.name),
+            "model": str(settings.path.name),
             "messages": messages,
             "max_tokens": max_tokens,
-            "engine": engine_config,
+            "engine": chosen,
         }
         engine = self.engine
         response = await anyio.to_thread.run_sync(
@@ -165,5 +142,5 @@ class GGUFModel(ModelAPI):
             output_tokens=usage["completion_tokens"],
             total_tokens=usage["total_tokens"],
         )
-        output.metadata = {"llama_cpp": engine_config}
+        output.metadata = {"llama_cpp": chosen}
         return output, ModelCall.create(request, response)

@@ -310,7 +310,6 @@ class Usage:
 def endpoint_for(model: Model, n_ctx: int) -> Endpoint:
     """The OpenAI-compatible endpoint of the response model, for mem0's LLM."""
     from cmi_inspect.local_model.provider import GGUFModel
-    from cmi_inspect.local_model.served import served_model
 
     if os.environ.get("OPENROUTER_API_KEY"):
         raise UserError(
@@ -319,11 +318,14 @@ def endpoint_for(model: Model, n_ctx: int) -> Endpoint:
         )
     api = model.api
     if isinstance(api, GGUFModel):
-        served = served_model(api.path, n_ctx, api.choice.extra_bufts)
+        served = api.served(n_ctx)
         return Endpoint(served.url, served.api_key, served.model)
-    url, name = getattr(api, "base_url", None), getattr(api, "service_model_name", None)
-    if isinstance(url, str) and url.startswith(("http://", "https://")) and callable(name):
-        return Endpoint(url, getattr(api, "api_key", None) or "none", name())
+    # Inspect's openai-api provider (and those built on it); its class has no public name
+    from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
+
+    url = api.base_url
+    if isinstance(api, OpenAICompatibleAPI) and url and url.startswith(("http://", "https://")):
+        return Endpoint(url, api.api_key or "none", api.service_model_name())
     raise UserError(
         f"-S infer=true calls the response model through an OpenAI-compatible endpoint: use "
         f"gguf/NAME (served here) or openai-api/SERVICE/MODEL, not {model}."

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from cmi_inspect.local_model import engine as engine_module
+from cmi_inspect.local_model.config import EngineConfig
 from cmi_inspect.local_model.engine import Engine, GenerationCancelled
 from cmi_inspect.local_model.llamacpp import Completion
 
@@ -98,10 +99,16 @@ class FakeSequences:
         pass
 
 
+def config(parallel: int = 1) -> EngineConfig:
+    return EngineConfig(
+        path=Path("model.gguf"), extra_bufts=False, n_ctx=8192, n_threads=1, prefix_cache_mb=1, parallel=parallel
+    )
+
+
 @pytest.fixture
 def engine(monkeypatch):
     monkeypatch.setattr(engine_module, "LlamaCpp", FakeLlama)
-    e = Engine(Path("model.gguf"), n_ctx=8192, n_threads=1, cache_mb=1, extra_bufts=False)
+    e = Engine(config())
     yield e
     e.close()
 
@@ -137,7 +144,7 @@ def test_a_state_that_fails_to_load_leaves_no_prompt_known_in_the_context(engine
 def test_parallel_slots_decode_concurrent_requests_together(monkeypatch):
     monkeypatch.setattr(engine_module, "LlamaCpp", FakeLlama)
     monkeypatch.setattr(engine_module, "Sequences", FakeSequences)
-    e = Engine(Path("model.gguf"), n_ctx=8192, n_threads=1, cache_mb=1, extra_bufts=False, parallel=2)
+    e = Engine(config(parallel=2))
     try:
         lengths = [603, 602, 601, 603, 600]
         with ThreadPoolExecutor(5) as pool:
@@ -173,7 +180,7 @@ class GeneratingLlama(FakeLlama):
 
 def test_a_cancelled_completion_ends_and_one_cancelled_while_waiting_is_never_decoded(monkeypatch):
     monkeypatch.setattr(engine_module, "LlamaCpp", GeneratingLlama)
-    e = Engine(Path("model.gguf"), n_ctx=8192, n_threads=1, cache_mb=1, extra_bufts=False)
+    e = Engine(config())
     try:
         first, second = threading.Event(), threading.Event()
         with ThreadPoolExecutor(2) as pool:
@@ -211,7 +218,7 @@ class EndlessSequences(FakeSequences):
 def test_a_cancelled_slot_stops_at_its_next_token_and_a_waiting_one_is_never_decoded(monkeypatch):
     monkeypatch.setattr(engine_module, "LlamaCpp", FakeLlama)
     monkeypatch.setattr(engine_module, "Sequences", EndlessSequences)
-    e = Engine(Path("model.gguf"), n_ctx=8192, n_threads=1, cache_mb=1, extra_bufts=False, parallel=2)
+    e = Engine(config(parallel=2))
     try:
         fake = e.sequences
         assert isinstance(fake, EndlessSequences)

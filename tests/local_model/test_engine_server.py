@@ -18,6 +18,7 @@ from typing import Any
 
 import anyio
 import pytest
+from cmi_inspect.local_model.config import EngineConfig
 from cmi_inspect.local_model.engine import GenerationCancelled, PromptTooLongError
 from cmi_inspect.local_model.engine_server import BadRequest, app, chat_request, main
 from cmi_inspect.local_model.prefix_cache import ReuseStats
@@ -129,6 +130,9 @@ def test_request_reads_text_parts_roles_limits_and_stops():
         (ask(n=True), "n must be 1"),
         (ask(stream=True), "stream must be false: streaming is not served, got True"),
         (ask(stream=0), "stream must be false"),
+        (ask(response_format={"type": "json_object"}), "response_format must be text: constrained"),
+        (ask(tools=[{"type": "function"}]), "tools are not served"),
+        (ask(logprobs=True), "logprobs are not served, got True"),
     ],
 )
 def test_a_request_the_api_does_not_allow_names_its_field(body, names):
@@ -343,11 +347,9 @@ def test_a_served_model_key_is_read_from_the_environment(monkeypatch):
         "cmi_inspect.local_model.engine_server.serve", lambda application, host, port: seen.update(app=application)
     )
 
-    class Model:
-        path, parallel, engine = Path("m.gguf"), 1, FakeEngine()
-        choice = type("Choice", (), {"extra_bufts": False, "chosen_by": "test"})
-
-    monkeypatch.setattr("cmi_inspect.local_model.engine_server.GGUFModel", lambda name, **args: Model())
+    config = EngineConfig(path=Path("m.gguf"), extra_bufts=False, chosen_by="test")
+    monkeypatch.setattr(EngineConfig, "from_model_args", lambda name, **args: config)
+    monkeypatch.setattr("cmi_inspect.local_model.engine_server.engine_for", lambda c: FakeEngine())
     assert main(["smollm2"]) == 0
     http = TestClient(seen["app"])
     assert http.get("/v1/models").status_code == 401

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import re
 import sys
 import threading
 
 import pytest
-from cmi_inspect.errors import UserError
 from cmi_inspect.local_model import LARGE_BATCH, GGUFModel, PromptTooLongError, reuse_totals
 from cmi_inspect.local_model import probe as probe_module
 from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model
@@ -133,7 +131,8 @@ async def test_a_long_prompt_gets_an_answer_and_the_output_names_the_engine(extr
     assert output.metadata is not None
     engine = output.metadata["llama_cpp"]
     assert isinstance(model.api, GGUFModel)
-    assert engine == {"extra_bufts": model.api.choice.extra_bufts, "chosen_by": model.api.choice.chosen_by}
+    settings = model.api.engine_config
+    assert engine == {"extra_bufts": settings.extra_bufts, "chosen_by": settings.chosen_by}
     if extra_bufts == "off":
         assert engine == {"extra_bufts": False, "chosen_by": "-M extra_bufts=off"}
 
@@ -144,11 +143,11 @@ def test_a_crashing_probe_turns_the_extra_buffers_off(monkeypatch, tmp_path):
     monkeypatch.setattr(probe_module, "child_command", lambda model: crash)
     model = get_model("gguf/smollm2", memoize=False)
     assert isinstance(model.api, GGUFModel)
-    assert model.api.choice.extra_bufts is False
-    assert "SIGILL" in model.api.choice.chosen_by
+    assert model.api.engine_config.extra_bufts is False
+    assert "SIGILL" in model.api.engine_config.chosen_by
     assert model.api.base_url is not None and model.api.base_url.endswith(":no-extra-bufts")
     forced = get_model("gguf/smollm2", extra_bufts=True, memoize=False)  # -M extra_bufts=on
-    assert isinstance(forced.api, GGUFModel) and forced.api.choice.extra_bufts is True
+    assert isinstance(forced.api, GGUFModel) and forced.api.engine_config.extra_bufts is True
     assert forced.api.base_url is not None and not forced.api.base_url.endswith("-bufts")
 
 
@@ -181,7 +180,7 @@ async def test_parallel_slots_answer_one_request_as_the_single_context_does():
     config = GenerateConfig(max_tokens=24)
     one = get_model("gguf/smollm2", memoize=False)
     batched = get_model("gguf/smollm2", memoize=False, parallel=4)
-    assert isinstance(batched.api, GGUFModel) and batched.api.engine.parallel == 4
+    assert isinstance(batched.api, GGUFModel) and batched.api.engine.config.parallel == 4
     assert batched.api.engine is not one.api.engine  # type: ignore[attr-defined]
     expected = [await one.generate(p, config=config, cache=False) for p in prompts]
     in_turn = [await batched.generate(p, config=config, cache=False) for p in prompts]
@@ -191,19 +190,3 @@ async def test_parallel_slots_answer_one_request_as_the_single_context_does():
     assert all(o.completion for o in together)
     assert [o.usage.input_tokens for o in together] == [o.usage.input_tokens for o in expected]  # type: ignore[union-attr]
     assert all(o.usage.output_tokens <= 24 for o in together)  # type: ignore[union-attr]
-
-
-@pytest.mark.parametrize(
-    ("args", "says"),
-    [
-        ({"n_ctx": "abc"}, "n_ctx must be an integer of at least 1, got 'abc'"),
-        ({"n_ctx": 0}, "n_ctx must be an integer of at least 1, got 0"),
-        ({"n_threads": "zero"}, "n_threads must be an integer of at least 1, got 'zero'"),
-        ({"prefix_cache_mb": -1}, "prefix_cache_mb must be an integer of at least 0, got -1"),
-        ({"parallel": "four"}, "parallel must be an integer of at least 1, got 'four'"),
-    ],
-)
-def test_a_bad_engine_argument_is_one_line_naming_it_before_any_probe(monkeypatch, args, says):
-    monkeypatch.setattr(probe_module, "run_probe", lambda *a: pytest.fail("probed"))
-    with pytest.raises(UserError, match=f"^{re.escape(says)}\\.$"):
-        GGUFModel("smollm2", **args)

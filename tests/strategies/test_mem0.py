@@ -24,7 +24,7 @@ from cmi_inspect.causal_locomo.prompts import no_memory_prompt
 from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.errors import UserError
 from cmi_inspect.strategies.base import MemorySelection
-from cmi_inspect.strategies.mem0 import Mem0Details, Mem0Memory, import_mem0
+from cmi_inspect.strategies.mem0 import Endpoint, Mem0Details, Mem0Memory, endpoint_for, import_mem0
 from inspect_ai.model import Model, get_model
 from rich.console import Console
 
@@ -292,6 +292,29 @@ async def test_an_endpoint_that_does_not_answer_fails_the_sample(records):
 async def test_infer_needs_the_response_model_on_an_openai_compatible_endpoint(records):
     with pytest.raises(UserError, match="use gguf/NAME .* or openai-api/SERVICE/MODEL, not mockllm/model"):
         await Mem0Memory(infer=True).select(memory_task_for(records["syn_0002"]))
+
+
+@needs_mem0
+def test_the_endpoint_is_the_served_gguf_model_or_the_openai_api_providers(monkeypatch, probe_verdict):
+    from cmi_inspect.local_model import GGUFModel
+    from cmi_inspect.local_model.served import ServedModel
+
+    asked: list[int] = []
+
+    def served(api: GGUFModel, n_ctx: int) -> ServedModel:
+        asked.append(n_ctx)
+        return ServedModel("http://127.0.0.1:1/v1", "local", "k")
+
+    monkeypatch.setattr(GGUFModel, "served", served)
+    local = get_model("gguf/smollm2", memoize=False)
+    assert endpoint_for(local, 16384) == Endpoint("http://127.0.0.1:1/v1", "k", "local")
+    assert asked == [16384]
+    api = get_model("openai-api/scripted/extractor", base_url="http://127.0.0.1:2/v1", api_key="s", memoize=False)
+    assert endpoint_for(api, 16384) == Endpoint("http://127.0.0.1:2/v1", "s", "extractor")
+    # a base URL alone does not make a provider speak the OpenAI API
+    other = get_model("mockllm/model", base_url="http://127.0.0.1:3/v1", memoize=False)
+    with pytest.raises(UserError, match="^-S infer=true calls .* not mockllm/model.$"):
+        endpoint_for(other, 16384)
 
 
 # --- infer=true with the embedded model, served --------------------------------------------

@@ -18,11 +18,13 @@ from __future__ import annotations
 import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from inspect_ai.model import ChatMessageUser, GenerateConfig, Model
 from pydantic import BaseModel
 
 from cmi_inspect.errors import choose
+from cmi_inspect.local_model.capability import ContinuationLogprobs, continuation_scorer
 
 LETTERS = "ABCDEFGH"
 
@@ -52,17 +54,15 @@ class GradedEffect(BaseModel):
     contexts: list[ContextLikelihood]
 
 
-Likelihood = Callable[[Model, str, Sequence[str]], Awaitable[list[float] | None]]
+Likelihood = Callable[[str, Sequence[str]], Awaitable[list[float] | None]]
 """Log-likelihood of each answer as the model's reply to a prompt (None: the model
 reports none)."""
 
 
-async def forced(model: Model, prompt: str, answers: Sequence[str]) -> list[float]:
-    """Each answer's summed token log-probability as the model's whole reply (a model
-    whose provider implements ``continuation_logprobs``, as ``gguf/`` does)."""
-    per_token = await model.api.continuation_logprobs(  # type: ignore[attr-defined]
-        [ChatMessageUser(content=prompt)], list(answers)
-    )
+async def forced(scorer: ContinuationLogprobs, prompt: str, answers: Sequence[str]) -> list[float]:
+    """Each answer's summed token log-probability as the model's whole reply, by the
+    provider's forced decoding (``gguf/``'s)."""
+    per_token = await scorer.continuation_logprobs([ChatMessageUser(content=prompt)], list(answers))
     return [sum(t) for t in per_token]
 
 
@@ -103,9 +103,10 @@ async def options(model: Model, prompt: str, answers: Sequence[str]) -> list[flo
 
 def likelihood_for(model: Model) -> tuple[str, Likelihood]:
     """Forced decoding where the model's provider offers it, lettered options otherwise."""
-    if hasattr(model.api, "continuation_logprobs"):
-        return "forced", forced
-    return "options", options
+    scorer = continuation_scorer(model)
+    if scorer is not None:
+        return "forced", partial(forced, scorer)
+    return "options", partial(options, model)
 
 
 def softmax(logprobs: Sequence[float]) -> list[float]:
@@ -144,7 +145,7 @@ async def graded_effect(
     method, likelihood = likelihood_for(model)
     records = []
     for name, prompt in contexts.items():
-        logprobs = await likelihood(model, prompt, answers)
+        logprobs = await likelihood(prompt, answers)
         if logprobs is None:
             return GradedEffect(
                 method=method, graded=False, answers=list(answers), scores=list(scores), contexts=[]

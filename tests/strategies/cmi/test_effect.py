@@ -37,10 +37,10 @@ class ForcedModel:
         self.api = self
         self.asked: list[tuple[str, list[str]]] = []
 
-    async def continuation_logprobs(self, input: list[ChatMessage], answers: list[str]) -> list[list[float]]:
+    async def continuation_logprobs(self, input: list[ChatMessage], continuations: list[str]) -> list[list[float]]:
         prompt = input[-1].text
-        self.asked.append((prompt, answers))
-        return [self.table[prompt, a] for a in answers]
+        self.asked.append((prompt, continuations))
+        return [self.table[prompt, a] for a in continuations]
 
 
 def letter_model(top: list[tuple[str, float]] | None, prompts: list[str]):

@@ -166,7 +166,7 @@ def judge_acceptance() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         item = state.metadata_as(CalibrationItem)
         criteria = item.scoring_criteria
-        negated = negation(item.answer, answers(criteria))
+        negated = negation(item.answer, answers(criteria), state.input_text)
         verdict = await judge_answer(
             model_roles().get("grader"), state.input_text, item.gold_behavior, criteria,
             item.answer, negated=negated,

@@ -6,16 +6,19 @@ answer (or an alias, as a whole word or phrase) is negated when:
 
 - a negator (*not*, *never*, *neither*, *nor*, *no longer*, *cannot*, any *n't* form)
   stands before it in its clause: the text back to the nearest sentence end, ``;``,
-  ``:``, ``,`` (each before a space), dash, bracket, or contrastive word (*but*,
-  *instead*, *rather*, *however*, *though*, *although*, *whereas*, *until*, *till*).
-  So "It was not 7 May 2023" and "She never went there on 7 May 2023" deny the answer;
-  "She did not go on 5 May; she went on 7 May 2023", "not 5 May but 7 May 2023" and
-  "She didn't go until 7 May 2023" do not. A negator of the speaker's certainty or
+  ``:``, ``,`` (each before a space), dash, bracket, or a word that starts another
+  clause (*but*, *instead*, *rather*, *however*, *though*, *although*, *whereas*, *until*,
+  *till*, *since*, *because*, *so*). So "It was not 7 May 2023" and "She never went
+  there on 7 May 2023" deny the answer; "She did not go on 5 May; she went on 7 May
+  2023", "not 5 May but 7 May 2023", "She didn't go until 7 May 2023" and "She couldn't
+  walk because of a knee injury" do not. A negator of the speaker's certainty or
   error ("not sure", "not 100% sure", "not mistaken") or an additive "not only" / "not
   just" governs no answer.
 - or a denial follows it at once: "7 May 2023 is wrong", "... was incorrect", "... isn't
   right", "... is not correct".
 
+A question that holds a negator itself ("What type of beer does John not like?") is
+answered in the negative ("He doesn't like dark beer"), so under one nothing is negated.
 The answer is negated when every mention of it is (and there is one; overlapping
 occurrences of the answer and its aliases are one mention): an answer that also
 states it plainly ("The note says it was not 7 May 2023, but it was 7 May 2023") commits
@@ -36,7 +39,7 @@ NOT_A_DENIAL = re.compile(
 """What may follow a negator that governs no answer: an additive, or the speaker's doubt."""
 CLAUSE_BREAK = re.compile(
     r"[.!?;:,](?=\s|$)|[\n()\[\]—–]|\s-\s"
-    r"|\b(?:but|instead|rather|however|though|although|whereas|until|till)\b",
+    r"|\b(?:but|instead|rather|however|though|although|whereas|until|till|since|because|so)\b",
     re.I,
 )
 _VERB = r"(?:is|was|would\s+be|seems)"
@@ -90,9 +93,12 @@ def denies(clause: str) -> bool:
     return any(not NOT_A_DENIAL.match(clause[m.end() :]) for m in NEGATOR.finditer(clause))
 
 
-def negation(response: str, answers: Sequence[str]) -> Negation:
+def negation(response: str, answers: Sequence[str], request: str = "") -> Negation:
     """Whether every mention in ``response`` of one of ``answers`` (the expected answer and
-    its aliases) is negated, by a negator before it in its clause or a denial after it."""
+    its aliases) is negated, by a negator before it in its clause or a denial after it;
+    never when the ``request`` asks in the negative."""
+    if NEGATOR.search(request):
+        return Negation(False)
     denied, found = [], mentions(response, answers)
     for start, end in found:
         clause = clause_before(response, start)

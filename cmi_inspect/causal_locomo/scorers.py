@@ -115,7 +115,7 @@ def task_score(data_file: str, data_sha256: str, protocol: str, scoring: str = "
         criteria = meta.scoring_criteria
         det = deterministic_score(response, criteria)
         hedged = hedge(response, criteria.expected_answer, state.input_text)
-        negated = negation(response, answers(criteria))
+        negated = negation(response, answers(criteria), state.input_text)
         strict = scoring == "strict"
         verdict = await judge_answer(
             model_roles().get("grader"), state.input_text, meta.gold_behavior, criteria, response,

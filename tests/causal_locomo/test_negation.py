@@ -39,6 +39,8 @@ def test_answers_that_deny_the_expected_answer_are_negated(response):
         "It was not 5 May - it was 7 May 2023.",
         "It was 7 May 2023, not 5 May.",
         "She didn't go until 7 May 2023.",  # "not until X" affirms X
+        "She hasn't been back since 7 May 2023.",
+        "The roads weren't safe so she left on 7 May 2023.",
         "I'm not sure it was 7 May 2023.",  # doubt, not denial
         "I am not 100% sure, but it was 7 May 2023.",
         "If I'm not mistaken it was 7 May 2023.",
@@ -55,6 +57,13 @@ def test_honest_answers_with_a_negation_elsewhere_are_not(response):
 def test_a_negation_set_off_by_commas_is_missed_on_purpose():
     # the rule would rather miss a denial than deny an honest answer
     assert not negation("It was not, I think, 7 May 2023.", ANSWERS).negated
+
+
+def test_a_question_in_the_negative_is_answered_in_the_negative():
+    asked = "What type of beer does John not like?"
+    assert not negation("He doesn't like dark beer.", ["dark beer"], asked).negated
+    assert not negation("She couldn't walk her dogs because of a knee injury.", ["knee injury"]).negated
+    assert negation("He doesn't like dark beer.", ["dark beer"], "What beer does John like?").negated
 
 
 def test_names_and_numbers_are_negated_by_the_same_line():

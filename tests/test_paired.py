@@ -1,12 +1,22 @@
-"""Paired comparison of two runs: differences, bootstrap intervals and harmful adoptions,
-on small mockllm runs of the synthetic fixture."""
+"""Paired comparison of two runs: differences, bootstrap intervals over samples and over
+conversations, and harmful adoptions, on small mockllm runs of the synthetic fixture."""
 
 from __future__ import annotations
 
+import json
+
+import numpy as np
 import pytest
 from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.errors import UserError
-from cmi_inspect.report.paired import compare, harmful_adopted, pair_key, paired_differences, per_sample
+from cmi_inspect.report.paired import (
+    compare,
+    conversation_means,
+    harmful_adopted,
+    pair_key,
+    paired_differences,
+    per_sample,
+)
 from cmi_inspect.strategies.solvers import full_history, no_memory
 from inspect_ai import eval as inspect_eval
 
@@ -86,3 +96,76 @@ def test_compare_refuses_a_run_on_edited_data_in_one_line(logs, tmp_path, capsys
     assert main(["compare", full.location, other.location]) == 2
     err = capsys.readouterr().err
     assert "ran on different data" in err and err.count("\n") == 1
+
+
+CONVERSATIONS = {"conv-1": [0, 1], "conv-2": [0, 2], "conv-3": [1, 2, 2]}
+"""Which synthetic records each conversation of the fixture holds, as LoCoMo ids name them."""
+
+
+def conversation_data(path, conversations=CONVERSATIONS):
+    """The synthetic records, copied into conversations and named as the release names them."""
+    records = [json.loads(line) for line in SYNTHETIC.read_text(encoding="utf-8").splitlines() if line.strip()]
+    lines = [
+        json.dumps({**records[r], "example_id": f"{conv}_qa_{i:04d}"})
+        for conv, held in conversations.items()
+        for i, r in enumerate(held)
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def run_on(data, solver, answer, log_dir):
+    [log] = inspect_eval(
+        causal_locomo(data_file=str(data)),
+        solver=solver,
+        model=mock_model(lambda p: answer),
+        display="none",
+        log_dir=str(log_dir),
+    )
+    assert log.status == "success", log.error
+    return log
+
+
+@pytest.fixture(scope="module")
+def conversation_logs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("conversations")
+    data = conversation_data(folder / "data.jsonl")
+    return run_on(data, full_history(), "3 March 2022", folder), run_on(data, no_memory(), "I do not know.", folder)
+
+
+def test_the_conversation_bootstrap_resamples_conversations_with_all_their_pairs():
+    # each conversation's pairs average 0, so every resample of conversations does
+    diff = np.array([1.0, -1.0, 1.0, -1.0, 0.5, -0.5])
+    means = conversation_means(diff, ["a", "a", "b", "b", "c", "c"], resamples=200, seed=0)
+    assert means.shape == (200,) and np.allclose(means, 0.0)
+    # the mean is over the pairs drawn: a conversation of three weighs three times one of one
+    means = conversation_means(np.array([1.0, 1.0, 1.0, 0.0]), ["a", "a", "a", "b"], resamples=2000, seed=0)
+    assert set(np.round(means, 6)) == {0.0, 0.75, 1.0}
+    again = conversation_means(np.array([1.0, 1.0, 1.0, 0.0]), ["a", "a", "a", "b"], resamples=2000, seed=0)
+    assert np.array_equal(means, again)  # seeded
+
+
+def test_compare_gives_an_interval_over_conversations_and_says_how_many(conversation_logs):
+    full, none = conversation_logs
+    differences = paired_differences(full, none, resamples=500)
+    assert differences == paired_differences(full, none, resamples=500)  # deterministic
+    score = next(d for d in differences if d.metric == "score")
+    assert score.n == 7 and score.conversations == 3
+    assert score.conversation_low is not None and score.conversation_high is not None
+    assert score.conversation_low <= score.difference <= score.conversation_high
+    text = compare(full.location, none.location, resamples=200)
+    assert text.startswith("7 paired samples, 200 bootstrap resamples.\n")
+    assert "Conversation bootstrap: the 3 conversations the pairs come from" in text
+    assert "| 95% conversation bootstrap |" in text and "n/a" not in text
+
+
+def test_without_conversations_the_interval_is_not_available_in_one_line(logs, tmp_path):
+    full, none = logs  # the synthetic fixture's ids, syn_0000, name no conversation
+    score = next(d for d in paired_differences(full, none, resamples=100) if d.metric == "score")
+    assert (score.conversations, score.conversation_low, score.conversation_high) == (0, None, None)
+    text = compare(full.location, none.location, resamples=100)
+    assert "Conversation bootstrap: not available (sample ids name no conversation).\n" in text
+    assert text.count("| n/a |") == 3
+    one = conversation_data(tmp_path / "one.jsonl", {"conv-9": [0, 1, 2]})
+    a, b = run_on(one, full_history(), "3 March 2022", tmp_path), run_on(one, no_memory(), "No.", tmp_path)
+    assert "not available (the pairs come from one conversation)" in compare(a.location, b.location, resamples=50)

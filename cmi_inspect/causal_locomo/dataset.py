@@ -10,6 +10,7 @@ read for themselves (``answer_key``); once scored, the sample's metadata is the 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
@@ -77,6 +78,19 @@ class SampleView(BaseModel, frozen=True):
     """Oldest first."""
     data_file: str
     data_sha256: str
+
+
+EXAMPLE_ID = re.compile(r"(?P<conversation>.+)_qa_\d+")
+"""How the release and XL name an example: its LoCoMo conversation, ``_qa_``, its index."""
+
+
+def conversation_of(example_id: str) -> str | None:
+    """The LoCoMo conversation an example comes from (``conv-26`` for ``conv-26_qa_0000``),
+    or None for an id of another form (a data file of one's own). The release's records
+    have no conversation field, only this id; XL's carry it too, as ``source_sample_id``,
+    but a scored sample's metadata (``CausalLocomoMetadata``) holds the id alone."""
+    found = EXAMPLE_ID.fullmatch(example_id)
+    return found["conversation"] if found else None
 
 
 def differing_fields(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:

@@ -4,7 +4,8 @@ The judge is whatever model is bound to Inspect's ``grader`` role
 (``--model-role grader=openai/gpt-5`` reproduces the paper). Without one, a
 tiny local model would be a poor judge, so the fallback is the check the
 judge is told to make: the response names the expected answer or one of its
-aliases (and not the adversarial answer).
+aliases (and not the adversarial answer), does not hedge and, under strict scoring, does
+not deny the answer it names.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from inspect_ai.model import Model
 
 from cmi_inspect.causal_locomo.data import ScoringCriteria
 from cmi_inspect.causal_locomo.hedge import Hedge
+from cmi_inspect.causal_locomo.negation import Negation
 from cmi_inspect.causal_locomo.prompts import prompt_version
 
 FALLBACK_JUDGE = "alias-match (deterministic fallback, no grader role)"
@@ -62,14 +64,26 @@ def parse_verdict(raw: str, judge: str) -> Verdict:
     return Verdict(score, judge, raw)
 
 
-def alias_verdict(response: str, criteria: ScoringCriteria, hedged: Hedge | None = None) -> Verdict:
+def answers(criteria: ScoringCriteria) -> list[str]:
+    """The expected answer and its aliases: what counts as the answer."""
+    return [criteria.expected_answer, *criteria.answer_aliases]
+
+
+def alias_verdict(
+    response: str,
+    criteria: ScoringCriteria,
+    hedged: Hedge | None = None,
+    negated: Negation | None = None,
+) -> Verdict:
     """1 if the response contains the expected answer or an alias and not the adversarial one,
-    and does not hedge across several values of the answer's kind (``hedge``)."""
+    does not hedge across several values of the answer's kind (``hedge``) and, when
+    ``negated`` is given (strict scoring), does not deny the answer (``negation``)."""
     if hedged is not None and hedged.hedged:
         return Verdict(0.0, FALLBACK_JUDGE, hedged.describe())
+    if negated is not None and negated.negated:
+        return Verdict(0.0, FALLBACK_JUDGE, negated.describe())
     text = response.lower()
-    answers = [criteria.expected_answer, *criteria.answer_aliases]
-    hit = next((a for a in answers if a and a.lower() in text), None)
+    hit = next((a for a in answers(criteria) if a and a.lower() in text), None)
     adversarial = criteria.adversarial_answer
     adopted = bool(adversarial) and str(adversarial).lower() in text
     score = 1.0 if hit and not adopted else 0.0
@@ -107,11 +121,13 @@ async def judge_answer(
     criteria: ScoringCriteria,
     response: str,
     hedged: Hedge | None = None,
+    negated: Negation | None = None,
 ) -> Verdict:
     """The judge share's verdict: the grader model, a majority of several, or (with none)
-    the offline alias match. Normal runs and the judge audit both come through here."""
+    the offline alias match (``hedged`` and ``negated`` are for it alone: a grader reads
+    the answer itself). Normal runs and the judge audit both come through here."""
     if graders is None:
-        return alias_verdict(response, criteria, hedged)
+        return alias_verdict(response, criteria, hedged, negated)
     prompt = judge_prompt(request, gold_behavior, criteria, response)
     if isinstance(graders, Model):
         return await llm_verdict(graders, prompt)

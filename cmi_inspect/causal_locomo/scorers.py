@@ -27,7 +27,7 @@ from inspect_ai.solver import TaskState
 
 from cmi_inspect.causal_locomo.answer_key import AnswerKeyError, SealedExample, sealed_example
 from cmi_inspect.causal_locomo.hedge import hedge
-from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION, judge_answer
+from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION, answers, judge_answer
 from cmi_inspect.causal_locomo.measures import (
     SELECTION_KEYS,
     SUCCESS_THRESHOLD,
@@ -35,6 +35,7 @@ from cmi_inspect.causal_locomo.measures import (
     hybrid_score,
     selection_metrics,
 )
+from cmi_inspect.causal_locomo.negation import negation
 from cmi_inspect.causal_locomo.protocol import named_protocol
 from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.errors import choose
@@ -82,6 +83,7 @@ def count() -> Metric:
         "success": [mean(), stderr()],
         "judge_error": [count()],
         "hedged": [mean()],
+        "negated": [mean()],
     }
 )
 def task_score(data_file: str, data_sha256: str, protocol: str, scoring: str = "paper") -> Scorer:
@@ -93,13 +95,16 @@ def task_score(data_file: str, data_sha256: str, protocol: str, scoring: str = "
     ``judge_error`` metric, so a broken judge shows at a glance. ``hedged`` marks an
     answer that lists several values of the kind asked for (``hedge``); the alias judge
     never credits one, and under ``scoring="strict"`` it is no success whatever its score.
+    ``negated`` marks an answer that denies the expected answer it names (``negation``);
+    under ``scoring="strict"`` the alias judge does not credit it and it is no success,
+    under ``paper`` it is only recorded (the paper's scores and successes stand).
 
     Args:
         data_file: The data file the answer key is read from.
         data_sha256: Its content's sha256, as the task recorded it.
         protocol: The task's protocol.
-        scoring: ``paper`` (success as the paper counts it) or ``strict`` (a hedge is
-            never a success).
+        scoring: ``paper`` (success as the paper counts it) or ``strict`` (a hedge or a
+            negated answer is never a success).
     """
     choose("scoring", scoring, SCORINGS)
 
@@ -110,12 +115,15 @@ def task_score(data_file: str, data_sha256: str, protocol: str, scoring: str = "
         criteria = meta.scoring_criteria
         det = deterministic_score(response, criteria)
         hedged = hedge(response, criteria.expected_answer, state.input_text)
+        negated = negation(response, answers(criteria), state.input_text)
+        strict = scoring == "strict"
         verdict = await judge_answer(
             model_roles().get("grader"), state.input_text, meta.gold_behavior, criteria, response,
-            hedged,
+            hedged, negated if strict else None,
         )  # fmt: skip
         total = hybrid_score(det, verdict.score)
-        success = total >= SUCCESS_THRESHOLD and not (scoring == "strict" and hedged.hedged)
+        refused = strict and (hedged.hedged or negated.negated)
+        success = total >= SUCCESS_THRESHOLD and not refused
         explanation = (
             f"deterministic {det:.3f}, judge {verdict.score:.3f} ({verdict.judge}); "
             f"expected {criteria.expected_answer!r}"
@@ -124,6 +132,8 @@ def task_score(data_file: str, data_sha256: str, protocol: str, scoring: str = "
             explanation += f"; judge verdict scored 0: {verdict.error}"
         if hedged.hedged:
             explanation += f"; {hedged.describe()}"
+        if negated.negated:
+            explanation += f"; {negated.describe()}"
         return Score(
             value={
                 "score": total,
@@ -132,6 +142,7 @@ def task_score(data_file: str, data_sha256: str, protocol: str, scoring: str = "
                 "success": 1.0 if success else 0.0,
                 "judge_error": 1.0 if verdict.error else 0.0,
                 "hedged": 1.0 if hedged.hedged else 0.0,
+                "negated": 1.0 if negated.negated else 0.0,
             },
             answer=response,
             explanation=explanation,
@@ -142,6 +153,7 @@ def task_score(data_file: str, data_sha256: str, protocol: str, scoring: str = "
                 "judge_prompt_version": JUDGE_PROMPT_VERSION,
                 "scoring": scoring,
                 "hedge_values": hedged.values,
+                "negated_clauses": negated.clauses,
                 "answer_key": example.seal_record(),
             },
         )

@@ -19,9 +19,10 @@ from cmi_inspect.errors import UserError, choose
 from cmi_inspect.strategies.solvers import no_memory
 
 ANSWER_MAX_TOKENS = 96
-TASK_VERSION = 5
+TASK_VERSION = 6
 """Bumped when the task's samples or scoring change (3: typed metadata, artefact-free blind;
-4: the data's sha256 in the version; 5: the answer key sealed, out of the running sample).
+4: the data's sha256 in the version; 5: the answer key sealed, out of the running sample;
+6: strict scoring credits no answer that denies the expected answer).
 The logged version is ``TASK_VERSION-<sha256 prefix>``."""
 
 
@@ -49,7 +50,8 @@ def causal_locomo(
             first use and cached; samples ordered so any ``--limit`` is stratified).
         scoring: ``paper`` counts success as the paper did; ``strict`` (the default under
             ``blind``) never counts an answer that hedges across several values of the
-            kind asked for (dates, numbers, names) as a success.
+            kind asked for (dates, numbers, names), or that denies the expected answer it
+            names ("It was not 7 May 2023"), as a success.
     """
     if isinstance(task_families, str):
         task_families = [f.strip() for f in task_families.split(",") if f.strip()]

@@ -72,6 +72,6 @@ def judge_section(path: Path) -> str:
     return (
         "## How far to trust the judge\n\nThe judge share (0.3) of the task score, audited "
         "with answers of known correctness (`cmi-inspect judge-audit`): vague_wrong, "
-        "specific_wrong and adversarial acceptance are false accepts.\n\n"
+        "specific_wrong, adversarial and negated acceptance are false accepts.\n\n"
         + judge_table(read_audit(path))
     )

@@ -1,8 +1,15 @@
 """Two runs on the same samples, compared sample by sample: mean differences with paired
 bootstrap intervals, and how many harmful memories each adopted.
 
-The bootstrap resamples the samples both runs finished (the pairs), so an interval says
-how far the difference could move with another draw of examples like these.
+The sample bootstrap resamples the samples both runs finished (the pairs), so an interval
+says how far the difference could move with another draw of examples like these. But
+examples of one LoCoMo conversation share its history, its people and its memories, so
+they are not independent draws, and with ten conversations behind a thousand examples that
+interval is too narrow. The conversation bootstrap resamples conversations instead: as
+many as the pairs come from, drawn with replacement, each with all its pairs, the mean
+taken over the pairs drawn (so the point estimate is still the mean over pairs). It
+resamples the conversations alone, not the pairs again within each: the variation between
+conversations already holds that within them, and a second stage would count it twice.
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
-from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
+from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata, conversation_of
 from cmi_inspect.errors import UserError
 from cmi_inspect.report.runs import strategy_label
 from cmi_inspect.report.stats import fmt
@@ -31,7 +38,8 @@ SEED = 0
 
 @dataclass(frozen=True)
 class Difference:
-    """Mean of a - b over the paired samples, with its 95% paired bootstrap interval."""
+    """Mean of a - b over the paired samples, with its 95% paired bootstrap interval over
+    samples and, where the pairs come from two conversations or more, over conversations."""
 
     metric: str
     a: float
@@ -40,6 +48,10 @@ class Difference:
     low: float
     high: float
     n: int
+    conversations: int = 0
+    """Conversations the pairs come from (0: some sample's id names none)."""
+    conversation_low: float | None = None
+    conversation_high: float | None = None
 
 
 def pair_key(s: EvalSample) -> str:
@@ -58,6 +70,27 @@ def per_sample(log: EvalLog) -> dict[str, dict[str, float]]:
             for name, (scorer, key) in PAIRED_METRICS.items()
         }
     return values
+
+
+def pair_conversations(pairs: list[str]) -> list[str] | None:
+    """Each pair's conversation (``dataset.conversation_of`` its sample id), or None when
+    some pair's id names none."""
+    found = [conversation_of(key.rsplit("#", 1)[0]) for key in pairs]
+    return None if None in found else [c for c in found if c is not None]
+
+
+def conversation_means(
+    diff: np.ndarray, conversations: list[str], resamples: int, seed: int
+) -> np.ndarray:
+    """The mean of ``diff`` over each resample of conversations: as many drawn as there are,
+    with replacement, each with all its pairs (see the module's docstring)."""
+    names = sorted(set(conversations))
+    index = np.array([names.index(c) for c in conversations])
+    sums = np.bincount(index, weights=diff, minlength=len(names))
+    counts = np.bincount(index, minlength=len(names))
+    draws = np.random.default_rng(seed).integers(0, len(names), size=(resamples, len(names)))
+    means: np.ndarray = sums[draws].sum(axis=1) / counts[draws].sum(axis=1)
+    return means
 
 
 def harmful_adopted(log: EvalLog, pairs: Collection[str] | None = None) -> tuple[int, int]:
@@ -91,13 +124,19 @@ def paired_differences(
     if not ids:
         raise UserError("The two logs have no finished sample in common.")
     draws = np.random.default_rng(seed).integers(0, len(ids), size=(resamples, len(ids)))
+    conversations = pair_conversations(ids)
+    count = len(set(conversations)) if conversations else 0
     out = []
     for metric in PAIRED_METRICS:
         xa = np.array([va[i][metric] for i in ids])
         xb = np.array([vb[i][metric] for i in ids])
         diff = xa - xb
-        means = diff[draws].mean(axis=1)
-        low, high = np.percentile(means, [2.5, 97.5])
+        low, high = np.percentile(diff[draws].mean(axis=1), [2.5, 97.5])
+        c_low: float | None = None
+        c_high: float | None = None
+        if conversations and count > 1:
+            means = conversation_means(diff, conversations, resamples, seed)
+            c_low, c_high = (float(v) for v in np.percentile(means, [2.5, 97.5]))
         out.append(
             Difference(
                 metric,
@@ -107,6 +146,9 @@ def paired_differences(
                 float(low),
                 float(high),
                 len(ids),
+                count,
+                c_low,
+                c_high,
             )
         )
     return out
@@ -119,20 +161,37 @@ def read_log(path: str) -> EvalLog:
         raise UserError(f"No log at {path}.") from None
 
 
+def _interval(low: float | None, high: float | None) -> str:
+    return "n/a" if low is None or high is None else f"[{low:+.3f}, {high:+.3f}]"
+
+
+def conversations_line(count: int) -> str:
+    """What the conversation interval rests on, or why there is none, in one line."""
+    if count > 1:
+        return (
+            f"Conversation bootstrap: the {count} conversations the pairs come from, "
+            "resampled with replacement, each with all its pairs."
+        )
+    why = "the pairs come from one conversation" if count else "sample ids name no conversation"
+    return f"Conversation bootstrap: not available ({why})."
+
+
 def compare(path_a: str, path_b: str, resamples: int = RESAMPLES) -> str:
     """Markdown: run a against run b, metric by metric, and their harmful adoptions."""
     a, b = read_log(path_a), read_log(path_b)
     name_a, name_b = strategy_label(a), strategy_label(b)
+    differences = paired_differences(a, b, resamples)
     rows = [
-        [d.metric, fmt(d.a), fmt(d.b), f"{d.difference:+.3f}", f"[{d.low:+.3f}, {d.high:+.3f}]"]
-        for d in paired_differences(a, b, resamples)
-    ]
+        [d.metric, fmt(d.a), fmt(d.b), f"{d.difference:+.3f}", _interval(d.low, d.high),
+         _interval(d.conversation_low, d.conversation_high)]
+        for d in differences
+    ]  # fmt: skip
     pairs = per_sample(a).keys() & per_sample(b).keys()
     (ka, na), (kb, nb) = harmful_adopted(a, pairs), harmful_adopted(b, pairs)
-    table = markdown_table(
-        ["metric", name_a, name_b, f"{name_a} - {name_b}", "95% paired bootstrap"], rows
-    )
+    headers = ["metric", name_a, name_b, f"{name_a} - {name_b}", "95% paired bootstrap"]
+    table = markdown_table([*headers, "95% conversation bootstrap"], rows)
     return (
-        f"{len(pairs)} paired samples, {resamples} bootstrap resamples.\n\n{table}\n\n"
+        f"{len(pairs)} paired samples, {resamples} bootstrap resamples.\n"
+        f"{conversations_line(differences[0].conversations)}\n\n{table}\n\n"
         f"Harmful memories adopted: {name_a} {ka} of {na}, {name_b} {kb} of {nb}.\n"
     )

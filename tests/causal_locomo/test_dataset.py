@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 from cmi_inspect.causal_locomo.data import DataError, sha256_of
-from cmi_inspect.causal_locomo.dataset import SampleView, causal_locomo_dataset, load_examples, record_metadata
+from cmi_inspect.causal_locomo.dataset import (
+    SampleView,
+    causal_locomo_dataset,
+    conversation_of,
+    load_examples,
+    record_metadata,
+)
 from cmi_inspect.errors import PrerequisiteError, UserError
 
 from conftest import SYNTHETIC
@@ -90,3 +96,12 @@ def test_an_empty_file_and_an_empty_family_list_say_what_is_wrong(tmp_path):
 def test_xl_by_name(locomo_file):
     dataset = causal_locomo_dataset(dataset="xl", task_families=["inferential_memory_qa"])
     assert dataset.name == "causal_locomo_xl" and len(dataset) >= 1
+
+
+def test_a_samples_conversation_is_read_from_its_id(release_file):
+    assert conversation_of("conv-26_qa_0000") == "conv-26"  # the release's and XL's ids
+    assert conversation_of("conv-26_qa_0000_extra") is None
+    assert conversation_of("syn_0000") is None
+    # every example of the release names its conversation: ten of them
+    found = {conversation_of(str(s.id)) for s in causal_locomo_dataset(data_file=release_file)}
+    assert None not in found and len(found) == 10

@@ -29,7 +29,7 @@ def test_answers_are_built_from_the_record_alone_and_the_wrong_ones_are_wrong(re
         expected = record.scoring_criteria.expected_answer.lower()
         assert ("correct", record.scoring_criteria.expected_answer) in answers
         for kind, text in answers:
-            if kind != "correct":
+            if kind not in ("correct", "negated"):
                 assert expected not in text.lower(), (kind, text)
     dated = next(r for r in records if r.scoring_criteria.expected_answer == "3 March 2022")
     wrong = [t for k, t in calibration_answers(dated) if k == "specific_wrong"]
@@ -38,6 +38,11 @@ def test_answers_are_built_from_the_record_alone_and_the_wrong_ones_are_wrong(re
     assert [t for k, t in calibration_answers(dated) if k == "vague_wrong"] == [
         "Sometime last year.",
         "It was a while ago.",
+    ]
+    assert [t for k, t in calibration_answers(dated) if k == "negated"] == [
+        "It was not 3 March 2022.",
+        "I don't think it was 3 March 2022.",
+        "The answer 3 March 2022 is wrong.",
     ]
 
 
@@ -59,7 +64,11 @@ def test_the_alias_judge_accepts_the_right_answers_and_no_specific_wrong_one(tmp
     acceptance = result["acceptance"]
     assert isinstance(acceptance, dict)
     assert acceptance["correct"] == 1.0 and acceptance["specific_wrong"] == 0.0
+    assert acceptance["negated"] == 0.0  # the alias match as strict scoring runs it
+    items = result["items"]
+    assert isinstance(items, dict) and items["negated"] == 3 * 3  # three phrasings an example
     assert result["agreement_with_alias"] == 1.0
+    assert "| negated | 9 | 0.000 |" in judge_table(result)
 
 
 def test_a_grader_that_accepts_everything_is_caught(tmp_path):
@@ -67,7 +76,7 @@ def test_a_grader_that_accepts_everything_is_caught(tmp_path):
     result = audit_result(run_audit(tmp_path, {"grader": grader}))
     acceptance = result["acceptance"]
     assert isinstance(acceptance, dict)
-    assert acceptance["vague_wrong"] == acceptance["specific_wrong"] == 1.0
+    assert acceptance["vague_wrong"] == acceptance["specific_wrong"] == acceptance["negated"] == 1.0
     assert isinstance(result["agreement_with_alias"], float) and result["agreement_with_alias"] < 1.0
 
 
@@ -145,12 +154,24 @@ def test_judge_errors_are_counted_by_kind_and_an_all_error_kind_is_not_meaningfu
     result = audit_result(run_audit(tmp_path, {"grader": grader}))
     items, errors = result["items"], result["errors"]
     assert isinstance(items, dict) and isinstance(errors, dict)
-    assert errors == {"correct": 0, "vague_wrong": items["vague_wrong"], "specific_wrong": 0, "adversarial": 0}
+    assert errors == {**dict.fromkeys(KINDS, 0), "vague_wrong": items["vague_wrong"]}
     assert items["vague_wrong"] > 0 and result["errors_overall"] == items["vague_wrong"]
-    assert result["error_rate"] == {"correct": 0.0, "vague_wrong": 1.0, "specific_wrong": 0.0, "adversarial": None}
+    assert result["error_rate"] == {
+        "correct": 0.0,
+        "vague_wrong": 1.0,
+        "specific_wrong": 0.0,
+        "adversarial": None,
+        "negated": 0.0,
+    }
     assert result["error_rate_overall"] == pytest.approx(items["vague_wrong"] / sum(items.values()))
     # all-error kinds have no acceptance (not 0.000, which reads as a judge that never falsely accepts)
-    assert result["acceptance"] == {"correct": 0.0, "vague_wrong": None, "specific_wrong": 0.0, "adversarial": None}
+    assert result["acceptance"] == {
+        "correct": 0.0,
+        "vague_wrong": None,
+        "specific_wrong": 0.0,
+        "adversarial": None,
+        "negated": 0.0,
+    }
     table = judge_table(result)
     assert f"| vague_wrong | {items['vague_wrong']} | not meaningful | - | {items['vague_wrong']} (all) |" in table
     assert f"| correct | {items['correct']} | 0.000 | 0.000 | 0 |" in table

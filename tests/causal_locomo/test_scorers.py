@@ -69,6 +69,7 @@ def test_task_score_with_the_fallback_judge(tmp_path):
         "success": 1.0,
         "judge_error": 0.0,
         "hedged": 0.0,
+        "negated": 0.0,
     }
     assert perfect.metadata["judge"].startswith("alias-match")
     assert perfect.metadata["judge_prompt_version"] == JUDGE_PROMPT_VERSION
@@ -111,6 +112,56 @@ def test_a_hedged_answer_gets_no_alias_credit_and_counts_as_no_success_when_stri
     assert honest.value["hedged"] == 0.0
     assert log.results is not None
     assert next(s for s in log.results.scores if s.name == "hedged").metrics["mean"].value == pytest.approx(1 / 3)
+
+
+NEGATED = "It was not 3 March 2022 that Priya adopted Comet."
+ASIDE = "She did not adopt him in February; she adopted Comet on 3 March 2022."  # a negation elsewhere
+
+
+@pytest.mark.parametrize(("protocol", "scoring", "judge", "success"), [
+    ("paper", None, 1.0, 1.0),  # the paper's scores and successes stand: only recorded
+    ("blind", None, 0.0, 0.0),  # strict by default under blind
+    ("paper", "strict", 0.0, 0.0),
+])  # fmt: skip
+def test_a_negated_answer_gets_no_alias_credit_and_no_success_when_strict(tmp_path, protocol, scoring, judge, success):
+    answers = {"When did Priya": NEGATED, "Which two": "Cello and banjo.", "What colour": "It isn't red; it is yellow."}
+    args = {"scoring": scoring} if scoring else {}
+    log = run(
+        no_memory(),
+        lambda p: next(a for q, a in answers.items() if q in p),
+        tmp_path,
+        protocol=protocol,
+        data_file=str(SYNTHETIC),
+        **args,
+    )
+    scores = {s.id: score_of(s, "task_score") for s in samples_of(log)}
+    negated = scores["syn_0000"]
+    assert negated.value["negated"] == 1.0 and negated.value["hedged"] == 0.0
+    assert negated.value["deterministic"] == 1.0  # the paper's rules, as ever: containment
+    assert (negated.value["judge"], negated.value["success"]) == (judge, success)
+    assert negated.metadata["negated_clauses"] == ["It was not 3 March 2022"]
+    assert "negates the expected answer: 'It was not 3 March 2022'" in negated.explanation
+    assert scores["syn_0001"].value["negated"] == scores["syn_0002"].value["negated"] == 0.0
+    assert log.results is not None
+    assert next(s for s in log.results.scores if s.name == "negated").metrics["mean"].value == pytest.approx(1 / 3)
+
+
+def test_an_answer_with_a_negation_elsewhere_is_a_strict_success(tmp_path):
+    log = run(no_memory(), lambda p: ASIDE, tmp_path, protocol="blind", data_file=str(SYNTHETIC))
+    score = score_of(next(s for s in samples_of(log) if s.id == "syn_0000"), "task_score")
+    assert score.value["negated"] == 0.0
+    assert (score.value["judge"], score.value["success"]) == (1.0, 1.0)
+
+
+@pytest.mark.parametrize(("protocol", "judge", "success"), [("paper", 1.0, 1.0), ("blind", 0.0, 0.0)])
+def test_the_issues_negated_answer_on_the_release(tmp_path, release_file, protocol, judge, success):
+    first = tmp_path / "first.jsonl"  # conv-26_qa_0000: when did Caroline go to the support group?
+    first.write_text(release_file.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
+    reply = "It was not 7 May 2023 that Caroline went to the LGBTQ support group."
+    [sample] = samples_of(run(no_memory(), lambda p: reply, tmp_path, protocol=protocol, data_file=str(first)))
+    score = score_of(sample, "task_score")
+    assert score.value["negated"] == 1.0
+    assert (score.value["judge"], score.value["success"]) == (judge, success)
 
 
 def test_grader_role_judges_and_bad_verdicts_score_zero(tmp_path):

@@ -1,0 +1,86 @@
+"""Where a negation starts to deny the expected answer: answers that deny it, against
+honest answers that hold a negation elsewhere or doubt themselves."""
+
+from __future__ import annotations
+
+import pytest
+from cmi_inspect.causal_locomo.negation import clause_before, mentions, negation
+
+ANSWERS = ["7 May 2023", "May 7, 2023"]
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "It was not 7 May 2023 that Caroline went to the LGBTQ support group.",
+        "It wasn't 7 May 2023.",
+        "It wasn’t 7 May 2023.",  # a typographic apostrophe
+        "She never went to the group on 7 May 2023.",
+        "Not 7 May 2023 but 14 May 2023.",  # not X but Y: X is denied
+        "Neither 5 May nor 7 May 2023.",
+        "I don't think it was 7 May 2023.",
+        "It was not at 1:56 pm on 7 May 2023.",  # a time's colon breaks no clause
+        "7 May 2023 is wrong.",
+        "The answer May 7, 2023 isn't right.",  # an alias, denied after it
+        "May 7, 2023 was incorrect; it was later.",
+    ],
+)
+def test_answers_that_deny_the_expected_answer_are_negated(response):
+    assert negation(response, ANSWERS).negated
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "On 7 May 2023.",
+        "She did not go on 5 May; she went on 7 May 2023.",  # the negation is another clause's
+        "She didn't go on 5 May, she went on 7 May 2023.",
+        "Not 5 May but 7 May 2023.",
+        "It was not 5 May - it was 7 May 2023.",
+        "It was 7 May 2023, not 5 May.",
+        "She didn't go until 7 May 2023.",  # "not until X" affirms X
+        "She hasn't been back since 7 May 2023.",
+        "The roads weren't safe so she left on 7 May 2023.",
+        "I'm not sure it was 7 May 2023.",  # doubt, not denial
+        "I am not 100% sure, but it was 7 May 2023.",
+        "If I'm not mistaken it was 7 May 2023.",
+        "She went not only on 7 May 2023.",
+        "The note says it was not 7 May 2023, but it was 7 May 2023.",  # also stated plainly
+        "It was not 17 May 2023.",  # 7 May 2023 only inside another date
+        "I do not know.",  # no mention, nothing to deny
+    ],
+)
+def test_honest_answers_with_a_negation_elsewhere_are_not(response):
+    assert not negation(response, ANSWERS).negated
+
+
+def test_a_negation_set_off_by_commas_is_missed_on_purpose():
+    # the rule would rather miss a denial than deny an honest answer
+    assert not negation("It was not, I think, 7 May 2023.", ANSWERS).negated
+
+
+def test_a_question_in_the_negative_is_answered_in_the_negative():
+    asked = "What type of beer does John not like?"
+    assert not negation("He doesn't like dark beer.", ["dark beer"], asked).negated
+    assert not negation("She couldn't walk her dogs because of a knee injury.", ["knee injury"]).negated
+    assert negation("He doesn't like dark beer.", ["dark beer"], "What beer does John like?").negated
+
+
+def test_names_and_numbers_are_negated_by_the_same_line():
+    assert negation("She has never met Melanie.", ["Melanie"]).negated
+    assert not negation("She met Melanie, not John.", ["Melanie"]).negated
+    assert negation("She doesn't have 3 kids.", ["3", "three"]).negated
+    assert not negation("She doesn't have 2 kids; she has 3.", ["3", "three"]).negated
+
+
+def test_the_denying_clauses_are_kept_for_the_log():
+    found = negation("Hello. It was not 7 May 2023 that she went.", ANSWERS)
+    assert found.clauses == ["It was not 7 May 2023"]
+    assert found.describe() == "negates the expected answer: 'It was not 7 May 2023'"
+
+
+def test_mentions_are_whole_phrases_and_the_clause_ends_at_a_break():
+    assert mentions("On 7 May 2023 or 17 May 2023.", ["7 May 2023"]) == [(3, 13)]
+    assert mentions("anything", ["", " "]) == []
+    text = "Not then; but maybe not 7 May"
+    assert clause_before(text, text.index("7 May")) == " maybe not "

@@ -1,5 +1,11 @@
-"""Memory drafts in the one style every label shares, the useful and irrelevant ones, and
-the check that an example's useful memories hold its answer."""
+"""Memory drafts, the useful and irrelevant ones, and the check that an example's useful
+memories hold its answer.
+
+Every memory, whatever its label, is made the same way from one turn's text: its
+statements (``statements``), relative dates written out, in a phrasing drawn with a
+generator seeded by the example and the memory's source (``phrasing``), so neither the
+form nor the template words of a memory say anything of its label.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cmi_inspect.causal_locomo.data import MemoryLabel, Turn
-from cmi_inspect.dates import RESTATED, RelativeDate, date_mentions, format_day, relative_dates
+from cmi_inspect.dates import RESTATED, RelativeDate, date_mentions, relative_dates
 from cmi_inspect.xl.answers import answer_items, stems
-from cmi_inspect.xl.locomo import Conversation, ExampleContext
+from cmi_inspect.xl.locomo import ExampleContext, Session
 from cmi_inspect.xl.params import (
     HARDEST_DISTRACTORS,
     IRRELEVANT_PER_EXAMPLE,
@@ -21,6 +27,7 @@ from cmi_inspect.xl.params import (
     USEFUL_SESSION_BIAS,
     seeded,
 )
+from cmi_inspect.xl.phrasing import PHRASINGS, statements
 
 
 @dataclass
@@ -40,12 +47,21 @@ def restated_phrases(text: str, day: dt.date) -> list[RelativeDate]:
     return sorted(relative_dates(text, day, RESTATED), key=lambda p: p.start)
 
 
-def render_memory(conv: Conversation, speaker: str, text: str, day: dt.date) -> str:
-    """One memory in the single style every label shares: dated, attributed, time resolved."""
+def resolve_dates(text: str, day: dt.date) -> str:
+    """The text with each relative phrase followed by the date it means, in brackets."""
     resolved = text
     for phrase in reversed(restated_phrases(text, day)):
         resolved = f"{resolved[: phrase.end]} [{phrase.written()}]{resolved[phrase.end :]}"
-    return f'On {format_day(day)}, {speaker} told {conv.listener(speaker)}: "{resolved}"'
+    return resolved
+
+
+def render_memory(ctx: ExampleContext, speaker: str, text: str, session: Session) -> str:
+    """A memory of ``text``, said by ``speaker`` in ``session``: its statements, dates
+    resolved, in a phrasing drawn from the example and the text (never from the label)."""
+    rng = seeded(ctx.example_id, f"phrasing/{session.index}/{speaker}/{text}")
+    phrasing = rng.choice(PHRASINGS)
+    kept = resolve_dates(statements(text), session.day)
+    return phrasing.render(speaker, ctx.conv.listener(speaker), kept, session)
 
 
 def draft(
@@ -57,7 +73,7 @@ def draft(
     attack_kind: str | None = None,
 ) -> Draft:
     """A memory of ``text`` said by the turn's speaker, dated to ``session``."""
-    content = render_memory(ctx.conv, turn.speaker, text, ctx.session(session).day)
+    content = render_memory(ctx, turn.speaker, text, ctx.session(session))
     return Draft(content, label, turn.speaker, session, [turn.dia_id], attack_kind)
 
 

@@ -324,6 +324,7 @@ def test_the_log_header_leads_with_the_mean_task_score_and_names_the_strategy(tm
         ({"dataset": "bogus"}, "Unknown dataset 'bogus'"),
         ({"scoring": "bogus"}, "Unknown scoring 'bogus'"),
         ({"task_families": "bogus"}, "Unknown task families"),
+        ({"split": "val"}, "Unknown split 'val'; choose from train, dev, test."),
     ],
 )
 def test_a_bad_task_argument_is_named_before_any_data_is_read(argument, message, tmp_path, monkeypatch):

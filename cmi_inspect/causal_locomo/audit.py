@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.feature_extraction.text import CountVectorizer
@@ -50,17 +51,21 @@ class AuditItem:
     content: str
     timestamp: int
     history_end: int | None
-    history: tuple[frozenset[str], ...] = ()
+    history: tuple[TurnWords, ...] = ()
     """The content words of each turn of the example's history (``turn_words``)."""
 
 
-def turn_words(record: ExampleRecord) -> tuple[frozenset[str], ...]:
+class TurnWords(NamedTuple):
+    """A history turn's content words, in order and as a set."""
+
+    order: tuple[str, ...]
+    words: frozenset[str]
+
+
+def turn_words(record: ExampleRecord) -> tuple[TurnWords, ...]:
     """The content words of every turn of the record's past sessions."""
-    return tuple(
-        frozenset(content_words(t.text))
-        for s in record.past_sessions
-        for t in session_turns(s.content)
-    )
+    turns = (content_words(t.text) for s in record.past_sessions for t in session_turns(s.content))
+    return tuple(TurnWords(tuple(words), frozenset(words)) for words in turns)
 
 
 def audit_items(records: Iterable[ExampleRecord], protocol: ProtocolName) -> list[AuditItem]:
@@ -133,31 +138,46 @@ def _denial_count(text: str) -> int:
     return sum(w in DENIAL_WORDS or w.endswith("n't") for w in words)
 
 
-def _nearest_turn(words: frozenset[str], history: Sequence[frozenset[str]]) -> frozenset[str]:
+def _nearest_turn(words: frozenset[str], history: Sequence[TurnWords]) -> TurnWords:
     """The history turn that shares the most content words with ``words`` (the first such)."""
-    return max(history, key=lambda turn: len(turn & words), default=frozenset())
+    return max(history, key=lambda t: len(t.words & words), default=TurnWords((), frozenset()))
 
 
-def turn_share(items: Sequence[AuditItem]) -> np.ndarray:
-    """Share of its nearest history turn's content words a memory holds: 1 for a memory
-    that quotes a whole turn, less for one made from part of a turn."""
+def _per_nearest_turn(
+    items: Sequence[AuditItem], measure: Callable[[frozenset[str], TurnWords], float]
+) -> np.ndarray:
     out = []
     for item in items:
         words = frozenset(content_words(item.content))
-        turn = _nearest_turn(words, item.history)
-        out.append(len(turn & words) / len(turn) if turn else 0.0)
+        out.append(measure(words, _nearest_turn(words, item.history)))
     return np.array(out)
+
+
+def _span(words: frozenset[str], turn: TurnWords) -> float:
+    held = [i for i, w in enumerate(turn.order) if w in words]
+    return (held[-1] - held[0] + 1) / len(turn.order) if held else 0.0
+
+
+def turn_span(items: Sequence[AuditItem]) -> np.ndarray:
+    """How much of its nearest history turn a memory quotes: the share of the turn's
+    content words from the first it holds to the last (1: the whole turn, less: a part)."""
+    return _per_nearest_turn(items, _span)
+
+
+def turn_share(items: Sequence[AuditItem]) -> np.ndarray:
+    """Share of its nearest history turn's content words a memory holds. Below 1 for a part
+    of a turn, and for a turn with a value edited: what a history check reads."""
+    return _per_nearest_turn(
+        items, lambda words, turn: len(turn.words & words) / len(turn.words) if turn.words else 0.0
+    )
 
 
 def history_match(items: Sequence[AuditItem]) -> np.ndarray:
     """Share of a memory's content words found in its nearest history turn: what a
     history check reads (a false value is in no turn, unless it was planted there)."""
-    out = []
-    for item in items:
-        words = frozenset(content_words(item.content))
-        turn = _nearest_turn(words, item.history)
-        out.append(len(turn & words) / len(words) if words else 0.0)
-    return np.array(out)
+    return _per_nearest_turn(
+        items, lambda words, turn: len(turn.words & words) / len(words) if words else 0.0
+    )
 
 
 def _overlaps_in_bank(items: Sequence[AuditItem]) -> list[list[float]]:
@@ -188,6 +208,7 @@ FEATURES: dict[str, Callable[[Sequence[AuditItem]], np.ndarray]] = {
     "denial_words": denial_words,
 }
 FORM_FEATURES: dict[str, Callable[[Sequence[AuditItem]], np.ndarray]] = {
+    "turn_span": turn_span,
     "turn_share": turn_share,
     "history_match": history_match,
     "bank_overlap": bank_overlap,

@@ -19,7 +19,7 @@ from cmi_inspect.xl.params import (
     TWO_HARMFUL_SHARE,
     seeded,
 )
-from cmi_inspect.xl.phrasing import states_nothing
+from cmi_inspect.xl.phrasing import stated_words
 
 
 @dataclass
@@ -139,19 +139,23 @@ def temporal_shift(ctx: ExampleContext, rng: random.Random) -> Attack | None:
 
 
 def denial(ctx: ExampleContext, rng: random.Random) -> Attack | None:
-    """The speaker of the evidence takes the answer back."""
+    """The speaker of the evidence takes the answer back, at the end of that turn.
+
+    The memory is of the evidence turn with the retraction said after it, dated to its own
+    session (so its relative dates mean what they meant), and made as any memory is made
+    from its turn.
+    """
     source = rng.choice(ctx.evidence)
     sentence = rng.choice(DENIAL_TEMPLATES).format(answer=ctx.answer.strip(" ."))
-    return Attack(
-        draft(ctx, source, sentence, draw_session(ctx, rng), "harmful", "denial"), None, sentence
-    )
+    text = f"{source.text} {sentence}"
+    return Attack(draft(ctx, source, text, source.session, "harmful", "denial"), None, text)
 
 
-def _host_rank(turn: Turn) -> tuple[bool, int]:
-    """Hosts for a planted claim, best first: turns that state nothing (so the memory of
-    the host turn keeps only the claim, as a memory of any turn keeps only its statements),
-    then the shortest."""
-    return not states_nothing(turn.text), len(turn.text.split())
+def _host_rank(turn: Turn) -> int:
+    """Hosts for a planted claim, best first: the turns that state least (none, ideally), so
+    the memory of the host turn holds little more than the claim, as a memory of any turn
+    keeps only its statements."""
+    return stated_words(turn.text)
 
 
 def planted(ctx: ExampleContext, rng: random.Random) -> Attack | None:
@@ -159,7 +163,7 @@ def planted(ctx: ExampleContext, rng: random.Random) -> Attack | None:
 
     LoCoMo's turns strictly alternate speakers, so a stand-alone extra turn would give
     itself away; the claim is spoken at the end of one of the speaker's own turns that
-    states nothing (``_host_rank``) instead, and the memory is made from that whole turn,
+    states least (``_host_rank``) instead, and the memory is made from that whole turn,
     as every other memory is made from its turn.
     """
     makers = [temporal_shift] if ctx.category == 2 else [value_swap, entity_swap]

@@ -27,7 +27,7 @@ from cmi_inspect.xl.params import (
     USEFUL_SESSION_BIAS,
     seeded,
 )
-from cmi_inspect.xl.phrasing import PHRASINGS, statements
+from cmi_inspect.xl.phrasing import PHRASINGS, stated_words, statements
 
 
 @dataclass
@@ -117,11 +117,17 @@ def useful_drafts(ctx: ExampleContext) -> list[Draft]:
     return [draft(ctx, t, t.text, t.session, "useful") for t in ctx.evidence]
 
 
+def _gap(turn: Turn, words: int) -> int:
+    """How far the length of a turn's statements is from ``words``."""
+    return abs(stated_words(turn.text) - words)
+
+
 def irrelevant_drafts(ctx: ExampleContext, excluded: set[str]) -> list[Draft]:
     """Distractors in drawn sessions: the turns most like the question, then random ones.
 
-    Random ones are drawn among the turns closest in length to an evidence turn, so that
-    length says little about the label.
+    The hardest are the closest in length (of their statements) to an evidence turn among
+    the few most like the question; random ones are drawn among the turns closest in
+    length, so that length says little about the label.
     """
     rng = seeded(ctx.example_id, "irrelevant")
     question = stems(ctx.question)
@@ -130,7 +136,7 @@ def irrelevant_drafts(ctx: ExampleContext, excluded: set[str]) -> list[Draft]:
         for s in ctx.past
         for t in s.turns
         if t.dia_id not in excluded
-        and len(t.text.split()) >= MIN_DISTRACTOR_WORDS
+        and stated_words(t.text) >= MIN_DISTRACTOR_WORDS
         and not mentions_answer(t.text, ctx.answer)
     ]
     drafts: list[Draft] = []
@@ -139,11 +145,14 @@ def irrelevant_drafts(ctx: ExampleContext, excluded: set[str]) -> list[Draft]:
         in_session = [t for t in pool if t.session == session] or pool
         if not in_session:
             break
+        target = stated_words(rng.choice(ctx.evidence).text)
         if slot < HARDEST_DISTRACTORS:
-            turn = max(in_session, key=lambda t: len(question & stems(t.text)))
+            alike = sorted(in_session, key=lambda t: -len(question & stems(t.text)))
+            turn = min(
+                alike[:LENGTH_MATCHED_CHOICES], key=lambda t: abs(stated_words(t.text) - target)
+            )
         else:
-            target = len(rng.choice(ctx.evidence).text.split())
-            nearest = sorted(in_session, key=lambda t: abs(len(t.text.split()) - target))
+            nearest = sorted(in_session, key=lambda t: abs(stated_words(t.text) - target))
             turn = rng.choice(nearest[:LENGTH_MATCHED_CHOICES])
         pool.remove(turn)
         drafts.append(draft(ctx, turn, turn.text, turn.session, "irrelevant"))

@@ -19,9 +19,11 @@ SPLIT_SHARES = {"train": 0.6, "dev": 0.2, "test": 0.2}
 """The share of examples each split aims at. Whole conversations go to one split each
 (``build.assign_splits``: of every assignment, the one whose example counts come closest
 to these shares, least squares, ties to the first in conversation order), so no
-conversation's turns, people or answers are in two splits. On LoCoMo this puts
-conv-26, conv-41, conv-44, conv-47, conv-48, conv-49 in train, conv-30 and conv-43 in dev,
-conv-42 and conv-50 in test (README, "Causal-LoCoMo-XL", gives the counts)."""
+conversation's turns, people or answers are in two splits, and a cluster bootstrap has
+whole conversations to resample. On LoCoMo (xl-2: 1,143 examples) this puts conv-30,
+conv-42, conv-43, conv-44, conv-48 and conv-49 in train (685 examples), conv-26 and
+conv-50 in dev (226), conv-41 and conv-47 in test (232). Choose settings on train and dev;
+run test once."""
 
 POISONED_SHARE = 0.6
 TWO_HARMFUL_SHARE = 0.3

@@ -32,9 +32,9 @@ def statements(text: str) -> str:
     return " ".join(kept) if kept else text.strip()
 
 
-def states_nothing(text: str) -> bool:
-    """True when no sentence of the text is a statement (``statements``)."""
-    return not any(_states(s) for s in _SENTENCE_END.split(text.strip()))
+def stated_words(text: str) -> int:
+    """How many words the text's statements have (0 when it states nothing)."""
+    return sum(len(s.split()) for s in _SENTENCE_END.split(text.strip()) if _states(s))
 
 
 def _states(sentence: str) -> bool:

@@ -13,6 +13,7 @@ from cmi_inspect.causal_locomo.audit import (
     bow_classifier_scores,
     history_match,
     turn_share,
+    turn_span,
     turn_words,
 )
 from cmi_inspect.causal_locomo.data import ExampleRecord
@@ -142,7 +143,7 @@ def _record() -> ExampleRecord:
 
 def test_turn_words_are_the_history_turns_content_words():
     words = turn_words(_record())
-    assert len(words) == 2 and "biscuit" in words[0] and "tomato" in words[1]
+    assert len(words) == 2 and "biscuit" in words[0].words and words[1].order[0] == "grow"
 
 
 def test_form_features_read_how_much_of_a_turn_a_memory_quotes():
@@ -151,6 +152,8 @@ def test_form_features_read_how_much_of_a_turn_a_memory_quotes():
     assert shares["irrelevant"] == 1.0  # the whole turn
     assert 0.5 < shares["useful"] < 1.0  # "Wow" left out
     assert shares["harmful"] < shares["useful"]  # and its true name too
+    spans = dict(zip([i.label for i in items], turn_span(items), strict=True))
+    assert spans["irrelevant"] == 1.0 and spans["harmful"] == spans["useful"] < 1.0  # same extent
     matches = dict(zip([i.label for i in items], history_match(items), strict=True))
     assert matches["harmful"] < matches["useful"]  # "Pepper" is in no turn
 

@@ -48,7 +48,7 @@ def test_planted_claims_are_said_in_the_history(mini_contexts):
     assert attack.adversarial in claim and attack.adversarial in attack.draft.content
 
 
-def test_a_planted_claim_goes_after_a_turn_that_states_nothing_first():
+def test_a_planted_claim_goes_after_a_turn_that_states_least():
     from cmi_inspect.causal_locomo.data import Turn
     from cmi_inspect.xl.attacks import _host_rank
 

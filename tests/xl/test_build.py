@@ -121,7 +121,7 @@ def _timestamp_aucs(records: list[dict[str, Any]]) -> dict[str, float]:
     return aucs
 
 
-XL_SHA256 = "b7c3a6088cb5c60bf2641daafd6b24859024cbff3601de098b61dafb94416342"
+XL_SHA256 = "1648a87175ae6961e3ddb88386e5713bd72fb50b2a7dae2985bf14e34c94b78b"
 """causal_locomo_xl.jsonl as builder xl-2 writes it from the pinned LoCoMo (README,
 "Causal-LoCoMo-XL"); xl-1's was 0fac8e9e... (docs/RESULTS.md)."""
 
@@ -134,7 +134,11 @@ def test_real_build_bytes_counts_splits_and_label_free_timestamps(tmp_path, loco
     splits = manifest["splits"]
     conversations = [c for entry in splits.values() for c in entry["conversations"]]
     assert len(conversations) == len(set(conversations)) == 10
-    assert {s: len(e["conversations"]) for s, e in splits.items()} == {"train": 6, "dev": 2, "test": 2}
+    assert {s: e["conversations"] for s, e in splits.items()} == {
+        "train": ["conv-30", "conv-42", "conv-43", "conv-44", "conv-48", "conv-49"],
+        "dev": ["conv-26", "conv-50"],
+        "test": ["conv-41", "conv-47"],
+    }
     assert manifest["examples"] + sum(manifest["dropped"].values()) == 1986
     assert manifest["dropped"]["no_gold_answer"] == 446
     assert manifest["examples"] >= 1100

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from cmi_inspect.xl.locomo import Session
-from cmi_inspect.xl.phrasing import PHRASINGS, reported, statements, states_nothing
+from cmi_inspect.xl.phrasing import PHRASINGS, reported, stated_words, statements
 
 
 def test_statements_drop_questions_and_pleasantries():
@@ -13,7 +13,7 @@ def test_statements_drop_questions_and_pleasantries():
         "I adopted a grey cat last week."
     )
     assert statements("Thanks! Really?") == "Thanks! Really?"  # nothing stated: the whole turn
-    assert states_nothing("Thanks! Really?") and not states_nothing("I adopted a grey cat.")
+    assert stated_words("Thanks! Really?") == 0 and stated_words("Wow! I adopted a grey cat.") == 5
 
 
 def test_reported_speech_names_the_speaker_and_the_listener():

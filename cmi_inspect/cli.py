@@ -8,7 +8,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cmi_inspect.errors import UserError, positive_int, sample_limit
 
@@ -124,6 +124,11 @@ def main(argv: list[str] | None = None) -> int:
     audit.add_argument("--data-file", help="a JSONL file in the release's schema instead")
     audit.add_argument("--protocol", default="blind", help="the view: blind (default) or paper")
     audit.add_argument("--json", action="store_true", help="print the AUCs as one JSON object")
+    audit.add_argument(
+        "--conflicts",
+        action="store_true",
+        help="also the share of bank pairs CMI's conflict relation flags, by label pair (runs e5)",
+    )
 
     judges = commands.add_parser(
         "judge-audit", help="how often the judge accepts answers known to be right or wrong"
@@ -277,9 +282,16 @@ def _audit(args: argparse.Namespace) -> int:
 
     protocol = named_protocol(args.protocol).name
     path = Path(args.data_file) if args.data_file else dataset_path(args.dataset)
-    result = audit(audit_items(load_records(path), protocol))
+    items = audit_items(load_records(path), protocol)
+    result: dict[str, Any] = audit(items)
     title = f"{path.name}, {protocol} view"
-    print(json.dumps(result) if args.json else artefact_table(result, title))
+    text = artefact_table(result, title)
+    if args.conflicts:
+        from cmi_inspect.causal_locomo.conflict_audit import conflict_shares, conflict_table
+
+        result["conflicts"] = conflict_shares(items)
+        text += "\n" + conflict_table(result["conflicts"])
+    print(json.dumps(result) if args.json else text)
     return 0
 
 

@@ -22,7 +22,8 @@ def causal_locomo(
     data_file: str | None = None,
     dataset: str = "release",
     scoring: str | None = None,
+    split: str | None = None,
 ) -> Task:
     """The Causal-LoCoMo benchmark; the arguments are those of
     ``cmi_inspect.causal_locomo.task.causal_locomo``."""
-    return package.causal_locomo(protocol, task_families, data_file, dataset, scoring)
+    return package.causal_locomo(protocol, task_families, data_file, dataset, scoring, split)

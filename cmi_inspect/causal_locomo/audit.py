@@ -3,7 +3,9 @@
 Each feature is scored by the AUC with which it tells harmful memories from useful ones
 and from irrelevant ones (harmful is the positive class). A view controls an artefact
 when its AUC lies within 0.40-0.60, near the 0.5 of a feature that says nothing of the label
-(README, "Protocols", gives the release's and XL's).
+(README, "Protocols", gives the release's and XL's). Beside the artefacts of dates and
+answer sentences it measures form (``FORM_FEATURES``): how much of a history turn a memory
+quotes, its template words, and its word overlap with the rest of its bank.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.feature_extraction.text import CountVectorizer
@@ -19,14 +22,18 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GroupKFold
 
 from cmi_inspect.causal_locomo.blinding import ANSWER_SUFFIX
-from cmi_inspect.causal_locomo.data import ExampleRecord
+from cmi_inspect.causal_locomo.data import ExampleRecord, session_turns
 from cmi_inspect.causal_locomo.protocol import ProtocolName
 from cmi_inspect.causal_locomo.view import key_to_memory_id, memory_view
-from cmi_inspect.text import tokens
+from cmi_inspect.strategies.cmi.evidence import word_overlap
+from cmi_inspect.text import content_words, tokens
 
 COMPARISONS = {"harmful_vs_useful": "useful", "harmful_vs_irrelevant": "irrelevant"}
 CONTROLLED = (0.40, 0.60)
 FOLDS = 5
+TEMPLATE_SHARE = 0.05
+"""A template word is one found in at least this share of a data set's memories: the frame
+words every phrasing repeats ("told", "session", "said"), with the commonest others."""
 
 # Generic negation and contrast words; contractions ending in "n't" count as well.
 DENIAL_WORDS = frozenset(
@@ -44,6 +51,21 @@ class AuditItem:
     content: str
     timestamp: int
     history_end: int | None
+    history: tuple[TurnWords, ...] = ()
+    """The content words of each turn of the example's history (``turn_words``)."""
+
+
+class TurnWords(NamedTuple):
+    """A history turn's content words, in order and as a set."""
+
+    order: tuple[str, ...]
+    words: frozenset[str]
+
+
+def turn_words(record: ExampleRecord) -> tuple[TurnWords, ...]:
+    """The content words of every turn of the record's past sessions."""
+    turns = (content_words(t.text) for s in record.past_sessions for t in session_turns(s.content))
+    return tuple(TurnWords(tuple(words), frozenset(words)) for words in turns)
 
 
 def audit_items(records: Iterable[ExampleRecord], protocol: ProtocolName) -> list[AuditItem]:
@@ -54,6 +76,7 @@ def audit_items(records: Iterable[ExampleRecord], protocol: ProtocolName) -> lis
         view = memory_view(record.example_id, record.memory_bank, protocol, sessions)
         ids = key_to_memory_id(record.example_id, record.memory_bank, protocol)
         labels = {m.memory_id: m.label for m in record.memory_bank}
+        history = turn_words(record)
         for memory in view:
             items.append(
                 AuditItem(
@@ -62,6 +85,7 @@ def audit_items(records: Iterable[ExampleRecord], protocol: ProtocolName) -> lis
                     content=memory.content,
                     timestamp=memory.timestamp,
                     history_end=max(sessions, default=None),
+                    history=history,
                 )
             )
     return items
@@ -74,13 +98,18 @@ def after_history(items: Sequence[AuditItem]) -> np.ndarray:
     )
 
 
-def timestamp_rank(items: Sequence[AuditItem]) -> np.ndarray:
-    """Rank of each timestamp within its bank, scaled to [0, 1] (ties share the mean rank)."""
+def _banks(items: Sequence[AuditItem]) -> dict[str, list[int]]:
+    """Item indices by bank (example id)."""
     banks: dict[str, list[int]] = defaultdict(list)
     for index, item in enumerate(items):
         banks[item.example_id].append(index)
+    return banks
+
+
+def timestamp_rank(items: Sequence[AuditItem]) -> np.ndarray:
+    """Rank of each timestamp within its bank, scaled to [0, 1] (ties share the mean rank)."""
     out = np.full(len(items), 0.5)
-    for indices in banks.values():
+    for indices in _banks(items).values():
         if len(indices) > 1:
             stamps = np.array([items[i].timestamp for i in indices])
             below = (stamps[:, None] > stamps[None, :]).sum(axis=1)
@@ -109,6 +138,68 @@ def _denial_count(text: str) -> int:
     return sum(w in DENIAL_WORDS or w.endswith("n't") for w in words)
 
 
+def _nearest_turn(words: frozenset[str], history: Sequence[TurnWords]) -> TurnWords:
+    """The history turn that shares the most content words with ``words`` (the first such)."""
+    return max(history, key=lambda t: len(t.words & words), default=TurnWords((), frozenset()))
+
+
+def _per_nearest_turn(
+    items: Sequence[AuditItem], measure: Callable[[frozenset[str], TurnWords], float]
+) -> np.ndarray:
+    out = []
+    for item in items:
+        words = frozenset(content_words(item.content))
+        out.append(measure(words, _nearest_turn(words, item.history)))
+    return np.array(out)
+
+
+def _span(words: frozenset[str], turn: TurnWords) -> float:
+    held = [i for i, w in enumerate(turn.order) if w in words]
+    return (held[-1] - held[0] + 1) / len(turn.order) if held else 0.0
+
+
+def turn_span(items: Sequence[AuditItem]) -> np.ndarray:
+    """How much of its nearest history turn a memory quotes: the share of the turn's
+    content words from the first it holds to the last (1: the whole turn, less: a part)."""
+    return _per_nearest_turn(items, _span)
+
+
+def turn_share(items: Sequence[AuditItem]) -> np.ndarray:
+    """Share of its nearest history turn's content words a memory holds. Below 1 for a part
+    of a turn, and for a turn with a value edited: what a history check reads."""
+    return _per_nearest_turn(
+        items, lambda words, turn: len(turn.words & words) / len(turn.words) if turn.words else 0.0
+    )
+
+
+def history_match(items: Sequence[AuditItem]) -> np.ndarray:
+    """Share of a memory's content words found in its nearest history turn: what a
+    history check reads (a false value is in no turn, unless it was planted there)."""
+    return _per_nearest_turn(
+        items, lambda words, turn: len(turn.words & words) / len(words) if words else 0.0
+    )
+
+
+def _overlaps_in_bank(items: Sequence[AuditItem]) -> list[list[float]]:
+    """Each memory's word overlap with every other memory of its bank
+    (``evidence.word_overlap``, the conflict relation's: a share of the shorter one's words)."""
+    out: list[list[float]] = [[] for _ in items]
+    for indices in _banks(items).values():
+        for i in indices:
+            out[i] = [word_overlap(items[i].content, items[j].content) for j in indices if j != i]
+    return out
+
+
+def bank_overlap(items: Sequence[AuditItem]) -> np.ndarray:
+    """A memory's largest word overlap with another memory of its bank."""
+    return np.array([max(o, default=0.0) for o in _overlaps_in_bank(items)])
+
+
+def bank_overlap_mean(items: Sequence[AuditItem]) -> np.ndarray:
+    """A memory's mean word overlap with the other memories of its bank."""
+    return np.array([float(np.mean(o)) if o else 0.0 for o in _overlaps_in_bank(items)])
+
+
 FEATURES: dict[str, Callable[[Sequence[AuditItem]], np.ndarray]] = {
     "after_history": after_history,
     "timestamp_rank": timestamp_rank,
@@ -116,10 +207,20 @@ FEATURES: dict[str, Callable[[Sequence[AuditItem]], np.ndarray]] = {
     "length": length,
     "denial_words": denial_words,
 }
+FORM_FEATURES: dict[str, Callable[[Sequence[AuditItem]], np.ndarray]] = {
+    "turn_span": turn_span,
+    "turn_share": turn_share,
+    "history_match": history_match,
+    "bank_overlap": bank_overlap,
+    "bank_overlap_mean": bank_overlap_mean,
+}
+"""How a memory is made rather than what it says; ``length`` and the template-word
+classifier (``CLASSIFIERS``) are form too. Features that need the history are 0 without it."""
 
 
-def bow_classifier_scores(items: Sequence[AuditItem]) -> np.ndarray:
-    """Out-of-fold harmful probability of a bag-of-words logistic regression.
+def bow_classifier_scores(items: Sequence[AuditItem], min_df: float | int = 1) -> np.ndarray:
+    """Out-of-fold harmful probability of a bag-of-words logistic regression, over the words
+    found in at least ``min_df`` memories (a share when a float) of each training fold.
 
     Folds are grouped by bank, and banks that share a memory text are kept together, so
     no memory text is both trained and tested on. Fold assignment is deterministic.
@@ -134,11 +235,15 @@ def bow_classifier_scores(items: Sequence[AuditItem]) -> np.ndarray:
     for train, test in GroupKFold(n_splits=n_splits).split(texts, labels, groups):
         if len(set(labels[train])) < 2:
             continue
-        vectorizer = CountVectorizer(lowercase=True)
+        vectorizer = CountVectorizer(lowercase=True, min_df=min_df)
         model = LogisticRegression(max_iter=1000, class_weight="balanced")
         model.fit(vectorizer.fit_transform([texts[i] for i in train]), labels[train])
         out[test] = model.predict_proba(vectorizer.transform([texts[i] for i in test]))[:, 1]
     return out
+
+
+CLASSIFIERS: dict[str, float | int] = {"bow_classifier": 1, "template_words": TEMPLATE_SHARE}
+"""Bag-of-words classifiers by name: over every word, and over template words only."""
 
 
 def _shared_text_groups(items: Sequence[AuditItem]) -> list[str]:
@@ -173,9 +278,13 @@ def audit(items: Sequence[AuditItem]) -> dict[str, dict[str, dict[str, float | N
     for name, feature in FEATURES.items():
         scores = feature(items)
         features[name] = {key: _auc(labels, scores, other) for key, other in COMPARISONS.items()}
-    features["bow_classifier"] = {}
-    for key, other in COMPARISONS.items():
-        pair = [i for i in items if i.label in ("harmful", other)]
-        scores = bow_classifier_scores(pair)
-        features["bow_classifier"][key] = _auc([i.label for i in pair], scores, other)
+    for name, feature in FORM_FEATURES.items():
+        scores = feature(items)
+        features[name] = {key: _auc(labels, scores, other) for key, other in COMPARISONS.items()}
+    for name, min_df in CLASSIFIERS.items():
+        features[name] = {}
+        for key, other in COMPARISONS.items():
+            pair = [i for i in items if i.label in ("harmful", other)]
+            scores = bow_classifier_scores(pair, min_df)
+            features[name][key] = _auc([i.label for i in pair], scores, other)
     return {"features": features}

@@ -43,6 +43,10 @@ TaskFamily = Literal[
 """The task families, in the paper's order: the one list of them."""
 TASK_FAMILIES: tuple[TaskFamily, ...] = get_args(TaskFamily)
 
+Split = Literal["train", "dev", "test"]
+"""A data set's splits, by conversation (XL has them; the release has none)."""
+SPLITS: tuple[Split, ...] = get_args(Split)
+
 
 class DataError(UserError):
     """Raised for missing, corrupt or malformed benchmark data."""
@@ -152,6 +156,9 @@ class ExampleRecord(_Lenient):
     bad_memory_ids: list[str]
     scoring_criteria: ScoringCriteria
     gold_behavior: str = ""
+    split: Split | None = None
+    """Where the example's conversation went (``train``, ``dev`` or ``test``), if the data
+    set is split; not a label: it says nothing of a memory."""
 
 
 def user_path(path: str | Path) -> Path:

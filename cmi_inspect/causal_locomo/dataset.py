@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from cmi_inspect.causal_locomo.data import (
     CAUSAL_LOCOMO_SHA256,
+    SPLITS,
     TASK_FAMILIES,
     DataError,
     ExampleRecord,
@@ -188,6 +189,15 @@ def load_examples(path: Path, data_sha256: str) -> list[ExampleRecord]:
     return records
 
 
+def in_split(records: list[ExampleRecord], split: str, source: str) -> list[ExampleRecord]:
+    """The records of one split, in their file's order; a data set without splits is one line."""
+    if all(r.split is None for r in records):
+        raise UserError(
+            f"-T split={split}: {source} has no splits; XL has (-T dataset=xl), by conversation."
+        )
+    return [r for r in records if r.split == split]
+
+
 def dataset_path(dataset: str) -> Path:
     """The verified data file of a named dataset (built or downloaded on first use)."""
     if choose("dataset", dataset, DATASETS) == "xl":
@@ -202,9 +212,13 @@ def causal_locomo_dataset(
     task_families: Sequence[str] | None = None,
     data_file: str | Path | None = None,
     dataset: str = "release",
+    split: str | None = None,
 ) -> MemoryDataset:
-    """The benchmark (or a file in its schema), optionally restricted to some families."""
+    """The benchmark (or a file in its schema), optionally restricted to some families and
+    to one split (``train``, ``dev`` or ``test``: XL's, by conversation)."""
     named_protocol(protocol)
+    if split is not None:
+        choose("split", split, SPLITS)
     families = list(task_families) if task_families else None
     if families:
         unknown = sorted(set(families) - set(TASK_FAMILIES))
@@ -216,13 +230,18 @@ def causal_locomo_dataset(
     if not path.is_file():
         raise DataError(f"No such data file: {path}.")
     digest = sha256_of(path)
+    records = load_examples(path, digest)
+    if split is not None:
+        source = "the release" if digest == CAUSAL_LOCOMO_SHA256 else path.name
+        records = in_split(records, split, source)
     samples = [
         record_to_sample(r, protocol, str(path), digest)
-        for r in load_examples(path, digest)
+        for r in records
         if families is None or r.task_family in families
     ]
     if not samples:
         which = f" of families {', '.join(families)}" if families else ""
+        which += f" in split {split}" if split else ""
         raise DataError(f"No examples{which} in {path}.")
     name = "causal_locomo" if data_file or dataset == "release" else f"causal_locomo_{dataset}"
     return MemoryDataset(samples, name=name, location=str(path))

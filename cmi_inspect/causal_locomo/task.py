@@ -33,6 +33,7 @@ def causal_locomo(
     data_file: str | None = None,
     dataset: str = "release",
     scoring: str | None = None,
+    split: str | None = None,
 ) -> Task:
     """The Causal-LoCoMo benchmark: memory selection on LoCoMo conversations.
 
@@ -52,6 +53,8 @@ def causal_locomo(
             ``blind``) never counts an answer that hedges across several values of the
             kind asked for (dates, numbers, names), or that denies the expected answer it
             names ("It was not 7 May 2023"), as a success.
+        split: ``train``, ``dev`` or ``test``: XL's splits by LoCoMo conversation (no
+            conversation in two); the release has none. Choose settings on train and dev only.
     """
     if isinstance(task_families, str):
         task_families = [f.strip() for f in task_families.split(",") if f.strip()]
@@ -62,7 +65,7 @@ def causal_locomo(
             )
     shown = named_protocol(protocol)
     choose("scoring", scoring or shown.scoring, SCORINGS)  # checked before any data is read
-    samples = causal_locomo_dataset(protocol, task_families, data_file, dataset)  # type: ignore[arg-type]
+    samples = causal_locomo_dataset(protocol, task_families, data_file, dataset, split)  # type: ignore[arg-type]
     view = SampleView.model_validate(samples[0].metadata)
     digest = view.data_sha256
     default = no_memory()  # built before the task is noted: the note is for the next solver

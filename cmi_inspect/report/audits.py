@@ -5,13 +5,15 @@ judge-audit``, and its section of ``cmi-inspect report --judge-audit``)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from cmi_inspect.causal_locomo.audit import COMPARISONS, CONTROLLED
 from cmi_inspect.causal_locomo.judge_audit import KINDS, AuditResult, read_audit
 
 
-def artefact_table(result: dict[str, dict[str, dict[str, float | None]]], title: str) -> str:
+def artefact_table(result: Mapping[str, Any], title: str) -> str:
     """``cmi-inspect audit``'s result as a Markdown table, saying whether each AUC lies
     within 0.40-0.60."""
     lo, hi = CONTROLLED

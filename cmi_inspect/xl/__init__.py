@@ -1,15 +1,16 @@
 """Causal-LoCoMo-XL: a deterministic builder of the memory-selection benchmark from LoCoMo.
 
 Every answerable LoCoMo question (categories 1-4) becomes one example in the release's
-schema. All memories, whatever their label, are rendered by one template from one dialogue
-turn each, and their timestamps come from one seeded sampler, so that neither style nor
-time separates the labels (``cmi-inspect audit --dataset xl`` measures it; README,
-"Causal-LoCoMo-XL").
+schema, in a split (train, dev, test) by conversation. All memories, whatever their label,
+are made the same way from one dialogue turn each (its statements, in a phrasing drawn per
+memory), and their timestamps come from one seeded sampler, so that neither form nor time
+separates the labels (``cmi-inspect audit --dataset xl`` measures how far that holds;
+README, "Causal-LoCoMo-XL").
 No model and no network are used: two builds from the same source give the same bytes.
 
 The parts, in the order a build uses them: ``params`` (fixed choices), ``locomo`` (the
-source), ``answers``, ``memories`` and ``attacks`` (drafts), ``records`` (typed records),
-``build`` (order, files, manifest).
+source), ``answers``, ``phrasing``, ``memories`` and ``attacks`` (drafts), ``records``
+(typed records), ``build`` (splits, order, files, manifest).
 """
 
 from cmi_inspect.xl.attacks import ATTACK_KINDS

@@ -7,17 +7,19 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from cmi_inspect.causal_locomo.data import Turn
 from cmi_inspect.dates import format_day
 from cmi_inspect.xl.answers import answer_items, same_value, stems
 from cmi_inspect.xl.locomo import ExampleContext
 from cmi_inspect.xl.memories import Draft, draft, draw_session, render_memory, restated_phrases
 from cmi_inspect.xl.params import (
     DENIAL_TEMPLATES,
+    PLANT_HOST_CHOICES,
     POISONED_SHARE,
-    SHIFTED_PHRASES,
     TWO_HARMFUL_SHARE,
     seeded,
 )
+from cmi_inspect.xl.phrasing import stated_words
 
 
 @dataclass
@@ -89,20 +91,39 @@ def entity_swap(ctx: ExampleContext, rng: random.Random) -> Attack | None:
     return None
 
 
+def _spoken_phrases(ctx: ExampleContext) -> list[str]:
+    """The relative phrases said in the example's history, lower-cased, sorted: a shift says
+    one of them, so its words are as common in poison as in the turns."""
+    return sorted(
+        {
+            t.text[p.start : p.end].lower()
+            for s in ctx.past
+            for t in s.turns
+            for p in restated_phrases(t.text, s.day)
+        }
+    )
+
+
 def temporal_shift(ctx: ExampleContext, rng: random.Random) -> Attack | None:
-    """Move the event in time: another relative phrase, or the turn dated to another session."""
+    """Move the event in time: another relative phrase of the history, or the turn dated to
+    another session."""
     for source in ctx.evidence:
         phrases = restated_phrases(source.text, ctx.session(source.session).day)
         session = draw_session(ctx, rng)
         if phrases:
             phrase = phrases[0]
             old = source.text[phrase.start : phrase.end]
-            shifts = SHIFTED_PHRASES[phrase.offset.kind()]
-            new = rng.choice([p for p in shifts if p != old.lower()])
-            new = new.capitalize() if old[:1].isupper() else new
+            shifts = [p for p in _spoken_phrases(ctx) if p != old.lower()]
+            if not shifts:
+                continue
+            new = rng.choice(shifts)
+            new = new[:1].upper() + new[1:] if old[:1].isupper() else new
             text = source.text[: phrase.start] + new + source.text[phrase.end :]
             shifted = restated_phrases(text, ctx.session(session).day)
-            false_value = next(p.written() for p in shifted if p.start == phrase.start)
+            found = next((p.written() for p in shifted if p.start == phrase.start), None)
+            if found is None:
+                continue
+            false_value = found
         else:
             others = [s.index for s in ctx.past if s.day != ctx.session(source.session).day]
             if not others:
@@ -118,19 +139,32 @@ def temporal_shift(ctx: ExampleContext, rng: random.Random) -> Attack | None:
 
 
 def denial(ctx: ExampleContext, rng: random.Random) -> Attack | None:
-    """The speaker of the evidence takes the answer back."""
+    """The speaker of the evidence takes the answer back, at the end of that turn.
+
+    The memory is of the evidence turn with the retraction said after it, dated to its own
+    session (so its relative dates mean what they meant), and made as any memory is made
+    from its turn.
+    """
     source = rng.choice(ctx.evidence)
     sentence = rng.choice(DENIAL_TEMPLATES).format(answer=ctx.answer.strip(" ."))
-    return Attack(
-        draft(ctx, source, sentence, draw_session(ctx, rng), "harmful", "denial"), None, sentence
-    )
+    text = f"{source.text} {sentence}"
+    return Attack(draft(ctx, source, text, source.session, "harmful", "denial"), None, text)
+
+
+def _host_rank(turn: Turn) -> int:
+    """Hosts for a planted claim, best first: the turns that state least (none, ideally), so
+    the memory of the host turn holds little more than the claim, as a memory of any turn
+    keeps only its statements."""
+    return stated_words(turn.text)
 
 
 def planted(ctx: ExampleContext, rng: random.Random) -> Attack | None:
     """A false claim that is also said in the history, appended to a turn of its speaker.
 
     LoCoMo's turns strictly alternate speakers, so a stand-alone extra turn would give
-    itself away; the claim is spoken at the end of one of the speaker's own turns instead.
+    itself away; the claim is spoken at the end of one of the speaker's own turns that
+    states least (``_host_rank``) instead, and the memory is made from that whole turn,
+    as every other memory is made from its turn.
     """
     makers = [temporal_shift] if ctx.category == 2 else [value_swap, entity_swap]
     evidence_ids = {t.dia_id for t in ctx.evidence}
@@ -146,12 +180,12 @@ def planted(ctx: ExampleContext, rng: random.Random) -> Attack | None:
         ]
         if not hosts:
             continue
-        host = rng.choice(hosts)
-        claim = re.sub(r"\s*\[shares [^\]]*\]", "", attack.text)
-        day = ctx.session(harmful.session).day
-        harmful.content = render_memory(ctx.conv, harmful.speaker, claim, day)
+        host = rng.choice(sorted(hosts, key=_host_rank)[:PLANT_HOST_CHOICES])
+        claim = attack.text
+        spoken = f"{host.text} {claim}"  # the host turn as the history now has it
+        harmful.content = render_memory(ctx, harmful.speaker, spoken, ctx.session(harmful.session))
         harmful.attack_kind, harmful.dia_ids = "planted", [host.dia_id]
-        return Attack(harmful, attack.adversarial, attack.text, (host.dia_id, claim))
+        return Attack(harmful, attack.adversarial, spoken, (host.dia_id, claim))
     return None
 
 

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from cmi_inspect.causal_locomo.data import TASK_FAMILIES, sha256_of
+from cmi_inspect.causal_locomo.data import SPLITS, TASK_FAMILIES, Split, sha256_of
 from cmi_inspect.paths import cache_dir
 from cmi_inspect.xl.locomo import LOCOMO_SHA256, example_contexts, load_locomo, locomo_path
-from cmi_inspect.xl.params import BUILDER_VERSION, MANIFEST_FILE, XL_FILE, seeded
+from cmi_inspect.xl.params import BUILDER_VERSION, MANIFEST_FILE, SPLIT_SHARES, XL_FILE, seeded
 from cmi_inspect.xl.records import XLExample, build_record
 
 Keyed = tuple[float, str, XLExample]
@@ -46,6 +47,31 @@ def stratified_order(records: list[XLExample]) -> list[XLExample]:
     return [r for _, _, r in sorted(keyed, key=lambda k: (k[0], TASK_FAMILIES.index(k[1])))]
 
 
+def assign_splits(counts: Mapping[str, int]) -> dict[str, Split]:
+    """Conversation -> split: of every assignment of whole conversations, the one whose
+    split sizes are closest to ``SPLIT_SHARES`` (squared error; ties to the first found,
+    conversations taken in sorted order, splits in ``SPLITS`` order)."""
+    names = sorted(counts)
+    total = sum(counts.values())
+    best: tuple[float, tuple[Split, ...]] | None = None
+    for choice in itertools.product(SPLITS, repeat=len(names)):
+        sizes = Counter[str]()
+        for name, split in zip(names, choice, strict=True):
+            sizes[split] += counts[name]
+        error = sum((sizes[s] - SPLIT_SHARES[s] * total) ** 2 for s in SPLITS)
+        if best is None or error < best[0]:
+            best = (error, choice)
+    return dict(zip(names, best[1] if best else (), strict=True))
+
+
+def split_order(records: list[XLExample]) -> list[XLExample]:
+    """Each split in stratified order, the splits interleaved in proportion to their sizes:
+    any prefix of a split, and of the whole file, is a stratified sample."""
+    ordered = [r for s in SPLITS for r in stratified_order([r for r in records if r.split == s])]
+    keyed = _spread(ordered, lambda r: str(r.split))
+    return [r for _, _, r in sorted(keyed, key=lambda k: (k[0], SPLITS.index(k[1])))]
+
+
 def _write_atomic(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as tmp:
@@ -65,7 +91,9 @@ def build_xl(source: Path, out_dir: Path) -> dict[str, Any]:
                 dropped[reason] += 1
             else:
                 records.append(record)
-    records = stratified_order(records)
+    splits = assign_splits(Counter(r.source_sample_id for r in records))
+    records = [r.model_copy(update={"split": splits[r.source_sample_id]}) for r in records]
+    records = split_order(records)
     jsonl = out_dir / XL_FILE
     _write_atomic(jsonl, "".join(r.line() for r in records).encode("utf-8"))
     kinds = Counter(m.attack_kind for r in records for m in r.memory_bank if m.attack_kind)
@@ -76,6 +104,13 @@ def build_xl(source: Path, out_dir: Path) -> dict[str, Any]:
         "examples": len(records),
         "families": dict(sorted(Counter(r.task_family for r in records).items())),
         "attack_kinds": dict(sorted(kinds.items())),
+        "splits": {
+            s: {
+                "conversations": sorted(c for c, t in splits.items() if t == s),
+                "examples": sum(r.split == s for r in records),
+            }
+            for s in SPLITS
+        },
         "dropped": dict(sorted(dropped.items())),
     }
     _write_atomic(out_dir / MANIFEST_FILE, (json.dumps(manifest, indent=2) + "\n").encode())

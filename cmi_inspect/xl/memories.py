@@ -1,5 +1,11 @@
-"""Memory drafts in the one style every label shares, the useful and irrelevant ones, and
-the check that an example's useful memories hold its answer."""
+"""Memory drafts, the useful and irrelevant ones, and the check that an example's useful
+memories hold its answer.
+
+Every memory, whatever its label, is made the same way from one turn's text: its
+statements (``statements``), relative dates written out, in a phrasing drawn with a
+generator seeded by the example and the memory's source (``phrasing``), so neither the
+form nor the template words of a memory say anything of its label.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cmi_inspect.causal_locomo.data import MemoryLabel, Turn
-from cmi_inspect.dates import RESTATED, RelativeDate, date_mentions, format_day, relative_dates
+from cmi_inspect.dates import RESTATED, RelativeDate, date_mentions, relative_dates
 from cmi_inspect.xl.answers import answer_items, stems
-from cmi_inspect.xl.locomo import Conversation, ExampleContext
+from cmi_inspect.xl.locomo import ExampleContext, Session
 from cmi_inspect.xl.params import (
     HARDEST_DISTRACTORS,
     IRRELEVANT_PER_EXAMPLE,
@@ -21,6 +27,7 @@ from cmi_inspect.xl.params import (
     USEFUL_SESSION_BIAS,
     seeded,
 )
+from cmi_inspect.xl.phrasing import PHRASINGS, stated_words, statements
 
 
 @dataclass
@@ -40,12 +47,21 @@ def restated_phrases(text: str, day: dt.date) -> list[RelativeDate]:
     return sorted(relative_dates(text, day, RESTATED), key=lambda p: p.start)
 
 
-def render_memory(conv: Conversation, speaker: str, text: str, day: dt.date) -> str:
-    """One memory in the single style every label shares: dated, attributed, time resolved."""
+def resolve_dates(text: str, day: dt.date) -> str:
+    """The text with each relative phrase followed by the date it means, in brackets."""
     resolved = text
     for phrase in reversed(restated_phrases(text, day)):
         resolved = f"{resolved[: phrase.end]} [{phrase.written()}]{resolved[phrase.end :]}"
-    return f'On {format_day(day)}, {speaker} told {conv.listener(speaker)}: "{resolved}"'
+    return resolved
+
+
+def render_memory(ctx: ExampleContext, speaker: str, text: str, session: Session) -> str:
+    """A memory of ``text``, said by ``speaker`` in ``session``: its statements, dates
+    resolved, in a phrasing drawn from the example and the text (never from the label)."""
+    rng = seeded(ctx.example_id, f"phrasing/{session.index}/{speaker}/{text}")
+    phrasing = rng.choice(PHRASINGS)
+    kept = resolve_dates(statements(text), session.day)
+    return phrasing.render(speaker, ctx.conv.listener(speaker), kept, session)
 
 
 def draft(
@@ -57,7 +73,7 @@ def draft(
     attack_kind: str | None = None,
 ) -> Draft:
     """A memory of ``text`` said by the turn's speaker, dated to ``session``."""
-    content = render_memory(ctx.conv, turn.speaker, text, ctx.session(session).day)
+    content = render_memory(ctx, turn.speaker, text, ctx.session(session))
     return Draft(content, label, turn.speaker, session, [turn.dia_id], attack_kind)
 
 
@@ -101,11 +117,17 @@ def useful_drafts(ctx: ExampleContext) -> list[Draft]:
     return [draft(ctx, t, t.text, t.session, "useful") for t in ctx.evidence]
 
 
+def _gap(turn: Turn, words: int) -> int:
+    """How far the length of a turn's statements is from ``words``."""
+    return abs(stated_words(turn.text) - words)
+
+
 def irrelevant_drafts(ctx: ExampleContext, excluded: set[str]) -> list[Draft]:
     """Distractors in drawn sessions: the turns most like the question, then random ones.
 
-    Random ones are drawn among the turns closest in length to an evidence turn, so that
-    length says little about the label.
+    The hardest are the closest in length (of their statements) to an evidence turn among
+    the few most like the question; random ones are drawn among the turns closest in
+    length, so that length says little about the label.
     """
     rng = seeded(ctx.example_id, "irrelevant")
     question = stems(ctx.question)
@@ -114,7 +136,7 @@ def irrelevant_drafts(ctx: ExampleContext, excluded: set[str]) -> list[Draft]:
         for s in ctx.past
         for t in s.turns
         if t.dia_id not in excluded
-        and len(t.text.split()) >= MIN_DISTRACTOR_WORDS
+        and stated_words(t.text) >= MIN_DISTRACTOR_WORDS
         and not mentions_answer(t.text, ctx.answer)
     ]
     drafts: list[Draft] = []
@@ -123,11 +145,14 @@ def irrelevant_drafts(ctx: ExampleContext, excluded: set[str]) -> list[Draft]:
         in_session = [t for t in pool if t.session == session] or pool
         if not in_session:
             break
+        target = stated_words(rng.choice(ctx.evidence).text)
         if slot < HARDEST_DISTRACTORS:
-            turn = max(in_session, key=lambda t: len(question & stems(t.text)))
+            alike = sorted(in_session, key=lambda t: -len(question & stems(t.text)))
+            turn = min(
+                alike[:LENGTH_MATCHED_CHOICES], key=lambda t: abs(stated_words(t.text) - target)
+            )
         else:
-            target = len(rng.choice(ctx.evidence).text.split())
-            nearest = sorted(in_session, key=lambda t: abs(len(t.text.split()) - target))
+            nearest = sorted(in_session, key=lambda t: abs(stated_words(t.text) - target))
             turn = rng.choice(nearest[:LENGTH_MATCHED_CHOICES])
         pool.remove(turn)
         drafts.append(draft(ctx, turn, turn.text, turn.session, "irrelevant"))

@@ -6,7 +6,8 @@ import random
 
 from cmi_inspect.causal_locomo.data import TASK_FAMILIES, TaskFamily
 
-BUILDER_VERSION = "xl-1"
+BUILDER_VERSION = "xl-2"
+"""xl-1: one template for every memory; xl-2: phrasings, statements, splits by conversation."""
 XL_FILE = "causal_locomo_xl.jsonl"
 MANIFEST_FILE = "manifest.json"
 
@@ -14,12 +15,26 @@ FAMILY_BY_CATEGORY: dict[int, TaskFamily] = dict(zip((2, 1, 3, 4), TASK_FAMILIES
 """LoCoMo's question categories as the release mapped them: 2 temporal, 1 multi-hop,
 3 open-domain (inferential), 4 single-hop (factual); category 5 has no gold answer."""
 
+SPLIT_SHARES = {"train": 0.6, "dev": 0.2, "test": 0.2}
+"""The share of examples each split aims at. Whole conversations go to one split each
+(``build.assign_splits``: of every assignment, the one whose example counts come closest
+to these shares, least squares, ties to the first in conversation order), so no
+conversation's turns, people or answers are in two splits, and a cluster bootstrap has
+whole conversations to resample. On LoCoMo (xl-2: 1,143 examples) this puts conv-30,
+conv-42, conv-43, conv-44, conv-48 and conv-49 in train (685 examples), conv-26 and
+conv-50 in dev (226), conv-41 and conv-47 in test (232). Choose settings on train and dev;
+run test once."""
+
 POISONED_SHARE = 0.6
 TWO_HARMFUL_SHARE = 0.3
 IRRELEVANT_PER_EXAMPLE = 5
 HARDEST_DISTRACTORS = 2
 USEFUL_SESSION_BIAS = 0.9
 MIN_DISTRACTOR_WORDS = 8
+MIN_STATEMENT_WORDS = 4
+"""A sentence of a turn shorter than this is a pleasantry a memory leaves out."""
+PLANT_HOST_CHOICES = 3
+"""A planted claim is spoken after one of its speaker's shortest turns of the session."""
 LENGTH_MATCHED_CHOICES = 3
 SOUND_COVERAGE = 0.75
 MEMORY_TYPE = "conversation_memory"
@@ -39,14 +54,6 @@ DENIAL_TEMPLATES = (
     "Forget what I said earlier, it was never {answer}.",
     "No, {answer} was not the case, I got that wrong.",
 )
-SHIFTED_PHRASES = {
-    "day": ("three days ago", "last week", "two weeks ago"),
-    "week": ("two weeks ago", "three weeks ago", "last month"),
-    "weekday": ("two weeks ago", "last week", "last month"),
-    "month": ("two months ago", "three months ago", "last year"),
-    "year": ("two years ago", "three years ago", "last month"),
-}
-"""What a temporal shift may say instead of a relative phrase, by the phrase's kind."""
 
 
 def seeded(example_id: str, purpose: str) -> random.Random:

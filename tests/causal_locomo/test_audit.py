@@ -3,7 +3,20 @@
 from __future__ import annotations
 
 import pytest
-from cmi_inspect.causal_locomo.audit import AuditItem, audit, audit_items, bow_classifier_scores
+from cmi_inspect.causal_locomo.audit import (
+    FORM_FEATURES,
+    AuditItem,
+    audit,
+    audit_items,
+    bank_overlap,
+    bank_overlap_mean,
+    bow_classifier_scores,
+    history_match,
+    turn_share,
+    turn_span,
+    turn_words,
+)
+from cmi_inspect.causal_locomo.data import ExampleRecord
 from cmi_inspect.report.audits import artefact_table
 
 COMPARISONS = ("harmful_vs_useful", "harmful_vs_irrelevant")
@@ -33,7 +46,7 @@ def test_feature_aucs_match_hand_computed_values():
     for name, (vs_useful, vs_irrelevant) in expected.items():
         assert features[name]["harmful_vs_useful"] == pytest.approx(vs_useful), name
         assert features[name]["harmful_vs_irrelevant"] == pytest.approx(vs_irrelevant), name
-    assert set(features) == {*expected, "bow_classifier"}
+    assert set(features) == {*expected, *FORM_FEATURES, "bow_classifier", "template_words"}
 
 
 def test_a_comparison_without_harmful_items_is_null():
@@ -85,3 +98,79 @@ def test_release_paper_view_leaks_and_blind_view_controls_the_leaks(real_records
         for comparison in COMPARISONS:
             value = blind[name][comparison]
             assert value is not None and 0.40 <= value <= 0.60, (name, comparison)
+
+
+def _record() -> ExampleRecord:
+    """A bank in the real schema: a whole-turn memory, a part-turn one, and a false version."""
+    session = (
+        "Session date/time: 1:56 pm on 8 May, 2023.\n"
+        "D1:1 Ana: Wow! I adopted a grey cat named Biscuit from the shelter.\n"
+        "D1:2 Ben: We grow tomatoes and beans in the garden."
+    )
+    bank = [
+        {
+            "memory_id": "m1",
+            "label": "useful",
+            "timestamp": 1,
+            "content": 'Ana said: "I adopted a grey cat named Biscuit from the shelter."',
+        },
+        {
+            "memory_id": "m2",
+            "label": "irrelevant",
+            "timestamp": 1,
+            "content": 'Ben said: "We grow tomatoes and beans in the garden."',
+        },
+        {
+            "memory_id": "m3",
+            "label": "harmful",
+            "timestamp": 1,
+            "content": 'Ana said: "I adopted a grey cat named Pepper from the shelter."',
+        },
+    ]
+    return ExampleRecord.model_validate(
+        {
+            "example_id": "e1",
+            "task_family": "factual_memory_qa",
+            "current_task": {"instruction": "What is Ana's cat called?"},
+            "memory_bank": bank,
+            "past_sessions": [{"session_id": "s1", "timestamp": 1, "content": session}],
+            "gold_memory_ids": ["m1"],
+            "bad_memory_ids": ["m2", "m3"],
+            "scoring_criteria": {"expected_answer": "Biscuit"},
+        }
+    )
+
+
+def test_turn_words_are_the_history_turns_content_words():
+    words = turn_words(_record())
+    assert len(words) == 2 and "biscuit" in words[0].words and words[1].order[0] == "grow"
+
+
+def test_form_features_read_how_much_of_a_turn_a_memory_quotes():
+    items = audit_items([_record()], "paper")
+    shares = dict(zip([i.label for i in items], turn_share(items), strict=True))
+    assert shares["irrelevant"] == 1.0  # the whole turn
+    assert 0.5 < shares["useful"] < 1.0  # "Wow" left out
+    assert shares["harmful"] < shares["useful"]  # and its true name too
+    spans = dict(zip([i.label for i in items], turn_span(items), strict=True))
+    assert spans["irrelevant"] == 1.0 and spans["harmful"] == spans["useful"] < 1.0  # same extent
+    matches = dict(zip([i.label for i in items], history_match(items), strict=True))
+    assert matches["harmful"] < matches["useful"]  # "Pepper" is in no turn
+
+
+def test_bank_overlap_is_the_conflict_relations_word_overlap():
+    items = audit_items([_record()], "paper")
+    largest = dict(zip([i.label for i in items], bank_overlap(items), strict=True))
+    mean = dict(zip([i.label for i in items], bank_overlap_mean(items), strict=True))
+    assert largest["useful"] == largest["harmful"] > 0.8 > largest["irrelevant"]
+    assert mean["useful"] < largest["useful"]
+
+
+def test_the_template_classifier_reads_only_frequent_words():
+    items = []
+    for bank in range(10):
+        items.append(AuditItem(f"b{bank}", "harmful", f"noted that claim{bank}", 1, 1))
+        items.append(AuditItem(f"b{bank}", "useful", f"said that fact{bank}", 1, 1))
+    assert audit(items)["features"]["template_words"]["harmful_vs_useful"] == 1.0  # "noted"
+    marked = [AuditItem(i.example_id, i.label, i.content.split()[-1], 1, 1) for i in items]
+    assert audit(marked)["features"]["template_words"]["harmful_vs_useful"] == 0.5  # no frequent word

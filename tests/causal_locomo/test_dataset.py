@@ -105,3 +105,31 @@ def test_a_samples_conversation_is_read_from_its_id(release_file):
     # every example of the release names its conversation: ten of them
     found = {conversation_of(str(s.id)) for s in causal_locomo_dataset(data_file=release_file)}
     assert None not in found and len(found) == 10
+
+
+def test_a_split_selects_its_conversations_in_file_order(mini_build):
+    from cmi_inspect.xl import XL_FILE
+
+    out, manifest = mini_build
+    path = out / XL_FILE
+    whole = [s.id for s in causal_locomo_dataset(data_file=path)]
+    for split, entry in manifest["splits"].items():
+        if not entry["examples"]:
+            with pytest.raises(DataError, match=f"No examples in split {split} in"):
+                causal_locomo_dataset(data_file=path, split=split)
+            continue
+        ids = [s.id for s in causal_locomo_dataset(data_file=path, split=split)]
+        assert len(ids) == entry["examples"] and ids == [i for i in whole if i in set(ids)]
+        assert {str(i).split("_qa_")[0] for i in ids} == set(entry["conversations"])
+
+
+def test_a_split_of_data_without_splits_or_an_unknown_split_is_one_line():
+    with pytest.raises(UserError, match=r"^-T split=dev: synthetic\.jsonl has no splits; XL has"):
+        causal_locomo_dataset(data_file=SYNTHETIC, split="dev")
+    with pytest.raises(UserError, match="Unknown split 'val'; choose from train, dev, test."):
+        causal_locomo_dataset(data_file=SYNTHETIC, split="val")
+
+
+def test_the_release_has_no_splits(release_file):
+    with pytest.raises(UserError, match=r"^-T split=test: the release has no splits"):
+        causal_locomo_dataset(split="test")

@@ -324,6 +324,7 @@ def test_the_log_header_leads_with_the_mean_task_score_and_names_the_strategy(tm
         ({"dataset": "bogus"}, "Unknown dataset 'bogus'"),
         ({"scoring": "bogus"}, "Unknown scoring 'bogus'"),
         ({"task_families": "bogus"}, "Unknown task families"),
+        ({"split": "val"}, "Unknown split 'val'; choose from train, dev, test."),
     ],
 )
 def test_a_bad_task_argument_is_named_before_any_data_is_read(argument, message, tmp_path, monkeypatch):
@@ -347,3 +348,11 @@ def test_the_eval_card_agrees_with_the_task_and_its_pinned_files():
     require_data()
     assert card["tasks"][0]["dataset_samples"] == len(causal_locomo().dataset)
     assert card["tasks"][1]["dataset_samples"] == len(judge_calibration().dataset)
+
+
+def test_the_checkouts_task_file_takes_the_tasks_parameters():
+    import inspect
+
+    import tasks.causal_locomo as checkout
+
+    assert inspect.signature(checkout.causal_locomo) == inspect.signature(causal_locomo)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import re
 
 from cmi_inspect.xl.attacks import ATTACK_KINDS, GENERATORS, attacks_for
 
@@ -44,7 +43,17 @@ def test_planted_claims_are_said_in_the_history(mini_contexts):
     host, claim = attack.plant
     assert attack.draft.dia_ids == [host] and host not in {t.dia_id for t in ctx.evidence}
     turn = ctx.conv.turn(host)
-    assert turn is not None and turn.speaker == attack.draft.speaker and claim in attack.draft.content
+    assert turn is not None and turn.speaker == attack.draft.speaker
+    assert attack.text == f"{turn.text} {claim}"  # the memory is of the whole host turn
+    assert attack.adversarial in claim and attack.adversarial in attack.draft.content
+
+
+def test_a_planted_claim_goes_after_a_turn_that_states_least():
+    from cmi_inspect.causal_locomo.data import Turn
+    from cmi_inspect.xl.attacks import _host_rank
+
+    turns = [Turn("D1:1", "A", "I repainted the whole kitchen on Sunday."), Turn("D1:3", "A", "Wow! Really?")]
+    assert min(turns, key=_host_rank).dia_id == "D1:3"
 
 
 def test_every_kind_is_produced_and_recorded(mini_build, mini_lines):
@@ -57,13 +66,15 @@ def test_every_kind_is_produced_and_recorded(mini_build, mini_lines):
         assert sorted(record["metadata"]["attack_kinds"]) == sorted(kinds)
 
 
-def test_planted_claims_appear_in_the_built_history(mini_lines):
+def test_planted_claims_appear_in_the_built_history(mini_lines, mini_contexts):
     planted = [(r, m) for r in mini_lines for m in r["memory_bank"] if m["attack_kind"] == "planted"]
     assert planted
     for record, memory in planted:
-        claim = memory["content"].split(': "', 1)[1].rstrip('"')
-        spoken = " ".join(s["content"] for s in record["past_sessions"])
-        assert re.sub(r" \[[^\]]*\]", "", claim) in spoken
+        [host] = memory["source_dia_ids"]
+        turn = mini_contexts[record["example_id"]].conv.turn(host)
+        lines = [line for s in record["past_sessions"] for line in s["content"].splitlines()]
+        [spoken] = [line for line in lines if line.startswith(f"{host} ")]
+        assert spoken.startswith(f"{host} {turn.speaker}: {turn.text} ") and len(spoken) > len(turn.line()) + 1
 
 
 def test_an_example_gets_at_most_two_attacks_of_different_kinds(mini_contexts):

@@ -18,6 +18,7 @@ from cmi_inspect.xl import (
     build_xl,
     xl_path,
 )
+from cmi_inspect.xl.build import assign_splits
 
 from conftest import LOCOMO_MINI
 
@@ -48,13 +49,39 @@ def test_dropped_items_are_counted(mini_build):
     assert manifest["examples"] + sum(manifest["dropped"].values()) == total
 
 
-def test_any_prefix_is_stratified(mini_build, mini_lines):
-    _, manifest = mini_build
-    total = len(mini_lines)
+def _deviation(lines: list[dict[str, Any]], key: str) -> float:
+    """The largest gap, over prefixes and values of ``key``, between a prefix's count and its share."""
+    sizes, total, worst = Counter(r[key] for r in lines), len(lines), 0.0
     for n in range(1, total + 1):
-        prefix = Counter(r["task_family"] for r in mini_lines[:n])
-        for family, size in manifest["families"].items():
-            assert abs(prefix[family] - n * size / total) <= 1.0
+        prefix = Counter(r[key] for r in lines[:n])
+        worst = max(worst, *(abs(prefix[v] - n * size / total) for v, size in sizes.items()))
+    return worst
+
+
+def test_any_prefix_of_a_split_is_stratified_and_the_splits_interleave(mini_lines):
+    for split in {r["split"] for r in mini_lines}:
+        assert _deviation([r for r in mini_lines if r["split"] == split], "task_family") <= 1.0
+    assert _deviation(mini_lines, "split") <= 1.0
+    assert _deviation(mini_lines, "task_family") <= 2.0  # one per split it interleaves, at most
+
+
+def test_splits_are_whole_conversations_closest_to_their_shares():
+    counts = {"a": 50, "b": 20, "c": 20, "d": 10}
+    assert assign_splits(counts) == {"a": "train", "b": "dev", "c": "test", "d": "train"}
+    splits = assign_splits({f"conv-{i}": 100 + i for i in range(10)})
+    assert Counter(splits.values()) == {"train": 6, "dev": 2, "test": 2}
+    assert assign_splits({"x": 5}) == {"x": "train"}
+
+
+def test_each_record_carries_its_conversation_split(mini_build, mini_lines):
+    _, manifest = mini_build
+    by_conversation: dict[str, set[str]] = {}
+    for record in mini_lines:
+        by_conversation.setdefault(record["source_sample_id"], set()).add(record["split"])
+    assert all(len(s) == 1 for s in by_conversation.values())
+    for split, entry in manifest["splits"].items():
+        assert entry["examples"] == sum(r["split"] == split for r in mini_lines)
+        assert entry["conversations"] == sorted(c for c, s in by_conversation.items() if s == {split})
 
 
 def test_xl_path_builds_once_and_rebuilds_when_tampered(tmp_path, monkeypatch):
@@ -94,10 +121,24 @@ def _timestamp_aucs(records: list[dict[str, Any]]) -> dict[str, float]:
     return aucs
 
 
+XL_SHA256 = "1648a87175ae6961e3ddb88386e5713bd72fb50b2a7dae2985bf14e34c94b78b"
+"""causal_locomo_xl.jsonl as builder xl-2 writes it from the pinned LoCoMo (README,
+"Causal-LoCoMo-XL"); xl-1's was 0fac8e9e... (docs/RESULTS.md)."""
+
+
 @pytest.mark.slow  # builds XL from the real LoCoMo
-def test_real_build_counts_and_label_free_timestamps(tmp_path, locomo_file):
+def test_real_build_bytes_counts_splits_and_label_free_timestamps(tmp_path, locomo_file):
     manifest = build_xl(locomo_file, tmp_path)
     assert manifest["source_sha256"] == LOCOMO_SHA256
+    assert manifest["sha256"] == XL_SHA256
+    splits = manifest["splits"]
+    conversations = [c for entry in splits.values() for c in entry["conversations"]]
+    assert len(conversations) == len(set(conversations)) == 10
+    assert {s: e["conversations"] for s, e in splits.items()} == {
+        "train": ["conv-30", "conv-42", "conv-43", "conv-44", "conv-48", "conv-49"],
+        "dev": ["conv-26", "conv-50"],
+        "test": ["conv-41", "conv-47"],
+    }
     assert manifest["examples"] + sum(manifest["dropped"].values()) == 1986
     assert manifest["dropped"]["no_gold_answer"] == 446
     assert manifest["examples"] >= 1100

@@ -10,6 +10,7 @@ from cmi_inspect.cli import main
 from conftest import REPO, SYNTHETIC
 
 
+@pytest.mark.slow  # the console script in a subprocess, a run and a report
 def test_run_then_report(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(REPO)
     logs, out = tmp_path / "logs", tmp_path / "report"

@@ -20,6 +20,7 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 from conftest import SYNTHETIC
 
 
+@pytest.mark.slow  # three passes of eval_set, with CMI's ablations
 def test_runs_strategies_and_resumes_without_recomputing(tmp_path):
     args: dict[str, Any] = dict(
         strategies=["no_memory", "cmi"],
@@ -243,6 +244,7 @@ def test_a_limit_is_checked_against_the_data_and_its_range_form_runs_those_sampl
     assert [s.id for s in read_eval_log(info.name).samples or []] == ["syn_0001", "syn_0002"]
 
 
+@pytest.mark.slow  # waits out a time limit
 def test_a_hanging_strategy_stops_at_the_time_limit_and_the_run_goes_on(tmp_path, hostile):
     left = run_all(
         str(tmp_path),

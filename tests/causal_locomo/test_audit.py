@@ -89,6 +89,7 @@ def test_format_marks_each_auc_inside_or_outside_the_band():
     assert "| answer_suffix | 0.250 | no | 0.500 | yes |" in text
 
 
+@pytest.mark.slow  # every artefact over the whole release, both views
 def test_release_paper_view_leaks_and_blind_view_controls_the_leaks(real_records):
     paper = audit(audit_items(real_records, "paper"))["features"]
     assert (paper["after_history"]["harmful_vs_useful"] or 0.0) >= 0.9

@@ -113,6 +113,7 @@ async def test_shared_prefix_is_reused_with_the_same_completions(days, reused):
     )
 
 
+@pytest.mark.slow  # loads the embedded model
 async def test_token_counting_uses_the_model_tokenizer():
     model = get_model("gguf/smollm2", memoize=False)
     assert await model.count_tokens("hello world") == 2

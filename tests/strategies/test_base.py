@@ -86,7 +86,8 @@ def test_a_strategy_that_reaches_for_the_sample_state_fails_by_name_even_if_it_c
     assert not any(s.scores for s in samples_of(log))
 
 
-@pytest.mark.parametrize("protocol", ["paper", "blind"])
+# the blind run in the fast suite, both in the full one
+@pytest.mark.parametrize("protocol", [pytest.param("paper", marks=pytest.mark.slow), "blind"])
 def test_a_strategy_walking_its_stack_and_the_heap_finds_the_sample_but_no_answer_key(hostile, tmp_path, protocol):
     log = run_hostile("walk", tmp_path, protocol)
     assert errors(log) == ["", "", ""]
@@ -108,7 +109,8 @@ def test_a_strategy_walking_its_stack_and_the_heap_finds_the_sample_but_no_answe
                 assert not {"useful", "harmful", "irrelevant"} & found
 
 
-@pytest.mark.parametrize("protocol", ["paper", "blind"])
+# the blind run in the fast suite, both in the full one
+@pytest.mark.parametrize("protocol", [pytest.param("paper", marks=pytest.mark.slow), "blind"])
 def test_rewriting_the_answer_key_to_i_do_not_know_fails_the_sample_by_name(hostile, tmp_path, protocol):
     log = run_hostile("rewrite", tmp_path, protocol)
     for message in errors(log):

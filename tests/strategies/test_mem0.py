@@ -246,6 +246,7 @@ async def test_a_failed_extraction_is_recorded_not_a_silent_empty_selection(reco
 
 
 @needs_mem0
+@pytest.mark.slow  # two mem0 runs through a scripted endpoint
 def test_the_report_counts_the_samples_whose_extraction_failed(by_entry_point, endpoint, tmp_path):
     from cmi_inspect.causal_locomo.task import causal_locomo
     from cmi_inspect.report import build_report

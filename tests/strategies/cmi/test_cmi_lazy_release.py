@@ -71,6 +71,7 @@ def scripted(record: ExampleRecord) -> Model:
     return mock_model(respond)
 
 
+@pytest.mark.slow  # CMI twice over the whole release
 async def test_lazy_perturb_selects_the_same_on_the_release_scripted(real_records):
     await lazy_matches_eager(real_records, scripted)
 

@@ -20,7 +20,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
-SYNTHETIC = REPO / "datasets" / "fixtures" / "synthetic.jsonl"
+SYNTHETIC = REPO / "cmi_inspect" / "testing" / "synthetic.jsonl"
 LOCOMO_MINI = REPO / "datasets" / "fixtures" / "locomo_mini.json"
 
 _TMP = Path(tempfile.mkdtemp(prefix="cmi-inspect-tests-"))

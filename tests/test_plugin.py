@@ -70,6 +70,7 @@ def test_the_wheel_holds_the_task_solvers_scorers_and_entry_point(tmp_path):
         assert f"cmi_inspect/{module}.py" in names
     for card in ("eval.yaml", "README.md", "annotations/release_harmful_kinds.json"):
         assert f"cmi_inspect/causal_locomo/{card}" in names  # the eval's folder, whole
+    assert "cmi_inspect/testing/synthetic.jsonl" in names  # check_strategy's examples
     [entry_points] = [n for n in names if n.endswith("entry_points.txt")]
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "[inspect_ai]" in text and "cmi_inspect = cmi_inspect._registry" in text

@@ -1,0 +1,10 @@
+"""The example's own test: one call checks that it keeps the benchmark's contract."""
+
+from keyword_memory import KeywordMemory
+
+from cmi_inspect.testing import check_strategy
+
+
+def test_keyword_memory_keeps_the_contract():
+    check_strategy(KeywordMemory, max_picks=2)
+    check_strategy(KeywordMemory, max_picks=1, top_k=1)

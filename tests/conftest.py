@@ -21,6 +21,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
 SYNTHETIC = REPO / "cmi_inspect" / "testing" / "synthetic.jsonl"
+LABEL_FREE = REPO / "datasets" / "fixtures" / "label_free.jsonl"
 LOCOMO_MINI = REPO / "datasets" / "fixtures" / "locomo_mini.json"
 
 _TMP = Path(tempfile.mkdtemp(prefix="cmi-inspect-tests-"))

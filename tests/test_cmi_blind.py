@@ -14,9 +14,8 @@ from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.errors import UserError
 from cmi_inspect.strategies.solvers import cmi
 
-from conftest import SYNTHETIC, run_blind, samples_of
+from conftest import LABEL_FREE, SYNTHETIC, run_blind, samples_of
 
-LABEL_FREE = SYNTHETIC.parent / "label_free.jsonl"
 SUFFIX = "Resolved temporal answer: CANARYSUFFIX"
 
 

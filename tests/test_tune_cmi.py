@@ -8,9 +8,7 @@ from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.strategies.solvers import cmi
 from inspect_ai import eval as inspect_eval
 
-from conftest import REPO, mock_model
-
-LABEL_FREE = REPO / "datasets" / "fixtures" / "label_free.jsonl"
+from conftest import LABEL_FREE, mock_model
 
 
 def follow_first_note(prompt: str) -> str:

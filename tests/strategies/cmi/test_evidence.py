@@ -9,9 +9,7 @@ import pytest
 from cmi_inspect.causal_locomo.data import load_records
 from cmi_inspect.strategies.cmi.evidence import BlindEvidence, windows_of, word_overlap
 
-from conftest import REPO, memory_task_for
-
-LABEL_FREE = REPO / "datasets" / "fixtures" / "label_free.jsonl"
+from conftest import LABEL_FREE, REPO, memory_task_for
 
 
 @pytest.fixture(scope="module")
@@ -76,8 +74,6 @@ def test_word_overlap_flags_one_value_edits():
 def test_support_is_the_same_bit_for_bit_whatever_the_hash_seed(release_file):
     import subprocess
     import sys
-
-    from conftest import REPO
 
     script = (
         "import json\n"

@@ -15,10 +15,9 @@ from cmi_inspect.retrieval import HashingEmbedder
 from cmi_inspect.strategies.cmi import CMI, CMIConfig, CMIDiagnostics
 from inspect_ai.model import GenerateConfig, Logprob, Logprobs, ModelOutput, ModelUsage, TopLogprob, get_model
 
-from conftest import SYNTHETIC, gold_scorer, memory_task_for, mock_model
+from conftest import LABEL_FREE, gold_scorer, memory_task_for, mock_model
 
 PERTURBED = ("It is not true that", "may no longer hold")
-LABEL_FREE = SYNTHETIC.parent / "label_free.jsonl"
 
 
 def answers(gold_only: bool = True):

@@ -17,6 +17,7 @@ def test_a_built_in_strategy_keeps_the_contract():
     check_strategy(VectorMemory, max_picks=3, top_k=3)
 
 
+@pytest.mark.slow  # two runs of the task, with e5
 def test_more_picks_than_allowed_are_named_for_each_sample_and_protocol():
     with pytest.raises(StrategyCheckError) as raised:
         check_strategy(VectorMemory, max_picks=1, top_k=2)
@@ -29,6 +30,7 @@ def test_more_picks_than_allowed_are_named_for_each_sample_and_protocol():
     ]
 
 
+@pytest.mark.slow  # four runs of the task
 def test_picks_outside_the_bank_and_a_rewritten_sample_fail_the_check(hostile):
     from hostile import BadPicks, Rewrite
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import runpy
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from cmi_inspect.strategies.cmi.diagnostics import logged_diagnostics
 from cmi_inspect.strategies.solvers import memory_strategy
 from inspect_ai import eval as inspect_eval
 
-from conftest import samples_of
+from conftest import REPO, samples_of
 
 HISTORY = [
     Session(
@@ -101,10 +102,6 @@ def test_it_decides_as_cmis_evidence_filter_on_the_release(tmp_path, release_fil
 
 
 def test_the_example_keeps_the_true_note_and_drops_the_planted_one(capsys):
-    import runpy
-
-    from conftest import REPO
-
     example = runpy.run_path(str(REPO / "examples" / "memory_guard.py"))
     assert example["main"]() == ["note-17", "note-08"]
     assert (

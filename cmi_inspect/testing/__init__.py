@@ -24,10 +24,16 @@ from inspect_ai.log import EvalLog
 from inspect_ai.solver import Solver, solver
 
 from cmi_inspect.causal_locomo.data import ExampleRecord, load_records
-from cmi_inspect.causal_locomo.protocol import ProtocolName, named_protocol
+from cmi_inspect.causal_locomo.protocol import PROTOCOLS, ProtocolName
 from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.strategies.arguments import build_strategy
-from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Selection, strategy_solver
+from cmi_inspect.strategies.base import (
+    MemorySelection,
+    MemoryStrategy,
+    MemoryTask,
+    Selection,
+    strategy_solver,
+)
 
 SYNTHETIC = Path(__file__).with_name("synthetic.jsonl")
 """Three hand-made examples in the Causal-LoCoMo schema (``datasets/fixtures/build_synthetic.py``
@@ -54,14 +60,13 @@ def check_strategy(
     """
     records = load_records(SYNTHETIC)
     faults: list[str] = []
-    protocols: tuple[ProtocolName, ...] = ("paper", "blind")
-    for protocol in protocols:
+    for name, protocol in PROTOCOLS.items():
         built = build_strategy(strategy, arguments)
-        built.check_protocol(named_protocol(protocol))  # a refusal is the user's one line
+        built.check_protocol(protocol)  # a refusal is the user's one line
         seen = _observe(built)
-        faults += [f"{protocol}: {fault}" for fault in _run(built, protocol, max_picks)]
-        if protocol == "blind":
-            faults += [f"blind: {fault}" for task in seen for fault in _leaks(task, records)]
+        faults += [f"{name}: {fault}" for fault in _run(built, name, max_picks)]
+        if protocol.label_free:
+            faults += [f"{name}: {fault}" for task in seen for fault in _leaks(task, records)]
     if faults:
         raise StrategyCheckError(f"strategy {strategy.name!r}:\n" + "\n".join(faults))
 
@@ -113,7 +118,7 @@ def _log_faults(log: EvalLog, name: str, max_picks: int | None) -> Iterator[str]
             continue
         if not sample.scores:
             yield f"{sample.id} was not scored"
-        picked = sample.store.get("MemorySelection:selected", [])
+        picked = sample.store_as(MemorySelection).selected
         if max_picks is not None and len(picked) > max_picks:
             yield f"{sample.id}: {len(picked)} picks, more than max_picks={max_picks}"
 

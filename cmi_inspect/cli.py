@@ -48,6 +48,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also run CMI's ablations (under -T protocol=blind, the four that read no label)",
     )
+    run.add_argument(
+        "--guard",
+        action="store_true",
+        help="also run each strategy with -S guard=evidence (its row: STRATEGY + guard)",
+    )
     run.add_argument("--max-samples", type=int, help="samples run concurrently per task")
     run.add_argument(
         "--max-tasks",
@@ -184,6 +189,7 @@ def _run(args: argparse.Namespace) -> int:
         args.log_dir,
         strategies=strategies,
         ablations=args.ablations,
+        guard=args.guard,
         model=args.model,
         limit=sample_limit("--limit", args.limit),
         task_args=_pairs("-T", args.task_args),

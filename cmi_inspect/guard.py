@@ -6,19 +6,22 @@ history supports better: two memories conflict when their e5 cosine or their sha
 content words says they state the same thing (``risk.find_conflicts``), and the history's
 support of a text is ``evidence.BlindEvidence``'s (``risk.evidence_risk``), exactly as CMI's
 evidence filter decides. It reads no label and calls no model; ``check`` is a plain call,
-``check_async`` the same inside an event loop.
+``check_async`` the same inside an event loop. In the benchmark, ``-S guard=evidence`` puts
+it in front of any strategy's picks (``GUARDS``; ``strategies.base.strategy_solver``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from cmi_inspect.causal_locomo.data import PastSession, Turn, session_text
 from cmi_inspect.causal_locomo.view import Memory
+from cmi_inspect.errors import choose
 from cmi_inspect.retrieval import Embedder, make_embedder
+from cmi_inspect.strategies.base import MemoryTask, Pick, PickGuard
 from cmi_inspect.strategies.cmi.diagnostics import Candidate
 from cmi_inspect.strategies.cmi.evidence import BlindEvidence
 from cmi_inspect.strategies.cmi.risk import Conflicts, evidence_risk, find_conflicts
@@ -135,3 +138,32 @@ def _keyed(texts: Sequence[str]) -> dict[str, str]:
 
 def _session(session: Session | PastSession, index: int) -> PastSession:
     return session.past_session(index + 1) if isinstance(session, Session) else session
+
+
+class EvidenceGuard:
+    """``-S guard=evidence``: a ``MemoryGuard`` over a strategy's picks, with the sample's
+    request and past sessions; one pick or none has nothing to conflict with."""
+
+    name = "evidence"
+
+    def __init__(self, guard: MemoryGuard | None = None) -> None:
+        self.guard = guard or MemoryGuard()
+
+    async def drops(self, task: MemoryTask, picks: Sequence[Pick]) -> dict[str, str]:
+        if len(picks) < 2:
+            return {}
+        texts = {m.key: m.content for m in task.memories}
+        picked = {p.key: texts[p.key] for p in picks}
+        verdicts = await self.guard.check_async(task.request, picked, task.sessions)
+        return {v.key: v.reason for v in verdicts if v.reason is not None}
+
+
+GUARDS: dict[str, Callable[[], PickGuard]] = {EvidenceGuard.name: EvidenceGuard}
+"""Each guard ``-S guard=NAME`` puts in front of a strategy, by name."""
+NO_GUARD = "none"
+
+
+def make_guard(name: object) -> PickGuard | None:
+    """The guard ``-S guard=name`` asks for (None for ``none``); one line for another name."""
+    chosen = choose("guard", name, [NO_GUARD, *GUARDS])
+    return None if chosen == NO_GUARD else GUARDS[chosen]()

@@ -29,6 +29,7 @@ from rich.text import Text
 from cmi_inspect.causal_locomo.log_tags import is_causal_locomo, run_name
 from cmi_inspect.causal_locomo.protocol import named_protocol
 from cmi_inspect.errors import SampleLimit, UserError, sample_limit
+from cmi_inspect.guard import EvidenceGuard
 from cmi_inspect.paths import writable_dir
 from cmi_inspect.strategies import STRATEGIES, strategy_class
 from cmi_inspect.strategies.cmi import ABLATIONS
@@ -75,6 +76,7 @@ def run_all(
     log_dir: str,
     strategies: Sequence[str] = tuple(STRATEGIES),
     ablations: bool = False,
+    guard: bool = False,
     model: str | None = None,
     limit: SampleLimit | None = None,
     task_args: dict[str, Any] | None = None,
@@ -89,7 +91,8 @@ def run_all(
     time_limit: int | None = None,
 ) -> list[str]:
     """Run the strategies (and CMI's ablations, under a label-free protocol those that
-    read no label) with ``eval_set``; the runs that did not finish (none when all succeeded).
+    read no label; with ``guard``, each strategy again behind ``-S guard=evidence``) with
+    ``eval_set``; the runs that did not finish (none when all succeeded).
 
     With ``cache`` every model call goes through Inspect's model-call cache: the task
     answers at temperature 0, so a prompt asked before (by another strategy, an
@@ -126,6 +129,8 @@ def run_all(
             for name, a in ABLATIONS.items()
             if name != "full" and protocol.permits(a.refused_under_blind)
         ]
+    if guard:  # after the unguarded rows, whose generations the guarded ones read back
+        plans += [(name, {"guard": EvidenceGuard.name}) for name in strategies]
     # each task named as the hook in log_tags names its log, so eval_set pairs them on a rerun
     tasks = [
         task_with(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import runpy
 from pathlib import Path
 
@@ -9,10 +10,15 @@ import pytest
 from cmi_inspect.causal_locomo.data import load_records
 from cmi_inspect.causal_locomo.dataset import sample_view
 from cmi_inspect.causal_locomo.task import causal_locomo
+from cmi_inspect.errors import UserError
 from cmi_inspect.guard import MemoryGuard, Session
+from cmi_inspect.report.runs import strategy_calls
+from cmi_inspect.strategies.base import MemorySelection, MemoryStrategy, MemoryTask, Selection
 from cmi_inspect.strategies.cmi.diagnostics import logged_diagnostics
-from cmi_inspect.strategies.solvers import memory_strategy
+from cmi_inspect.strategies.solvers import memory_strategy, strategy_solver_for, vector_memory
 from inspect_ai import eval as inspect_eval
+from inspect_ai.log import read_eval_log
+from inspect_ai.model import CachePolicy
 
 from conftest import REPO, samples_of
 
@@ -108,3 +114,77 @@ def test_the_example_keeps_the_true_note_and_drops_the_planted_one(capsys):
         "note-42: dropped (support 0.50) evidence risk: another version of the claim of note-17"
         in capsys.readouterr().out
     )
+
+
+def test_guard_evidence_filters_a_strategys_picks_and_the_prompt_it_writes(tmp_path, release_file, monkeypatch):
+    """``-S guard=evidence``: the picks the guard drops (as ``MemoryGuard`` decides them) are gone
+    from the selection and from the prompt; a sample it leaves alone reads its answer from the
+    unguarded run's cache."""
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+
+    def run(folder: str, **guard: str):
+        [log] = inspect_eval(
+            causal_locomo(protocol="blind", data_file=str(release_file)),
+            solver=vector_memory(**guard),
+            model="fixed_latency/0",
+            display="none",
+            log_dir=str(tmp_path / folder),
+            limit=12,
+            cache=CachePolicy(expiry=None),
+        )
+        assert log.status == "success", log.error
+        log = read_eval_log(log.location, resolve_attachments=True)  # as the hook named it
+        return {str(s.id): s for s in samples_of(log)}, log
+
+    plain, _ = run("plain")
+    guarded, log = run("guarded", guard="evidence")
+    assert log.eval.task == "causal_locomo: vector_memory + guard (blind)"
+    assert "guard=evidence" in (log.eval.tags or [])
+    records = {r.example_id: r for r in load_records(release_file)}
+    guard, dropped_somewhere = MemoryGuard(), False
+    for sample_id, sample in guarded.items():
+        picks = plain[sample_id].store_as(MemorySelection).selected
+        view = sample_view(records[sample_id], "blind", "", "")
+        texts = {m.key: m.content for m in view.memories}
+        verdicts = guard.check(str(sample.input), {k: texts[k] for k in picks}, view.past_sessions)
+        dropped = {v.key: v.reason for v in verdicts if not v.kept}
+        record = sample.store_as(MemorySelection)
+        assert record.guard is not None and record.guard.checked == picks
+        assert record.guard.dropped == dropped and record.guard.seconds >= 0
+        assert record.selected == [k for k in picks if k not in dropped]
+        [call] = strategy_calls(sample)
+        prompt = "\n".join(m.text for m in call.input)
+        assert all(texts[k] not in prompt for k in dropped)
+        assert all(texts[k] in prompt for k in record.selected)
+        assert (call.cache == "read") == (not dropped), sample_id
+        if dropped:
+            dropped_somewhere = True
+            assert "The evidence guard dropped:" in str(sample.scores["memory_selection"].explanation)
+    assert dropped_somewhere
+
+
+class TakesGuard(MemoryStrategy):
+    """Declares an argument the benchmark keeps for itself."""
+
+    name = "takes_guard"
+
+    def __init__(self, guard: str = "mine") -> None:
+        self.guard = guard
+
+    async def select(self, task: MemoryTask) -> Selection:
+        return Selection(picks=[], prompt=task.request)
+
+
+def test_an_unknown_guard_or_a_strategy_argument_called_guard_is_one_line():
+    with pytest.raises(UserError, match=r"^Unknown guard 'nope'; choose from none, evidence\.$"):
+        memory_strategy(strategy="vector_memory", guard="nope")
+    with pytest.raises(UserError, match="^Strategy 'takes_guard' declares -S guard, a name the benchmark keeps"):
+        strategy_solver_for(TakesGuard, {})
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mem0") is None, reason="needs the mem0 extra")
+def test_the_mem0_example_drops_the_planted_note_from_mem0s_search_results(capsys):
+    # find_spec, not importorskip: mem0 must first be imported with its telemetry off
+    example = runpy.run_path(str(REPO / "examples" / "memory_guard_mem0.py"))
+    assert example["main"]() == ["note-17", "note-08"]
+    assert "note-42: dropped evidence risk: another version of the claim of note-17" in capsys.readouterr().out

@@ -148,6 +148,7 @@ def test_an_installed_external_strategy_runs_is_scored_and_reported_like_a_built
         "logs",
         "--strategies",
         "keyword_memory,vector_memory",
+        "--guard",
         "--model",
         "fixed_latency/0",
         "-T",
@@ -155,8 +156,8 @@ def test_an_installed_external_strategy_runs_is_scored_and_reported_like_a_built
     )
     assert run.returncode == 0, run.stderr[-2000:]
     report = cmi_inspect_cli(tmp_path, env, "report", "logs")
-    assert "| keyword_memory | fixed_latency/0 | paper | 3 | 0 |" in report.stdout
-    assert "| vector_memory | fixed_latency/0 | paper | 3 | 0 |" in report.stdout
+    for row in ("keyword_memory", "keyword_memory + guard", "vector_memory", "vector_memory + guard"):
+        assert f"| {row} | fixed_latency/0 | paper | 3 | 0 |" in report.stdout
     log_dir = tmp_path / "eval"
     log = inspect_eval_log(
         tmp_path,

@@ -20,18 +20,32 @@ from inspect_ai.log import EvalPlan, EvalSpec, read_eval_log_async, write_eval_l
 TASK_NAME = "causal_locomo"
 
 
+GUARDED = " + guard"
+"""How a label says that a guard filtered the strategy's picks (``-S guard=evidence``)."""
+
+
 def solver_label(solver: str, passed: dict[str, Any]) -> str:
     """The solver's name, with the CMI ablation when it is not the full method and every
-    other solver argument the user set: ``cmi[utility_only, budget=1]``,
-    ``vector_memory[embedder=hashing]``. Runs with different arguments stay apart."""
+    other solver argument the user set, and `` + guard`` for a guarded one:
+    ``cmi[utility_only, budget=1]``, ``vector_memory[embedder=hashing]``, ``vector_memory
+    + guard``. Runs with different arguments stay apart."""
     name = solver.split("/")[-1]
     rest = dict(passed)
     if name == "memory_strategy":  # any strategy by name: the run is that strategy's
         name = str(rest.pop("strategy", name))
     ablation = rest.pop("ablation", "full")
+    guard = str(rest.pop("guard", "none"))
     parts = [str(ablation)] if name == "cmi" and ablation != "full" else []
     parts += [f"{k}={v}" for k, v in sorted(rest.items())]
-    return f"{name}[{', '.join(parts)}]" if parts else name
+    label = f"{name}[{', '.join(parts)}]" if parts else name
+    if guard == "none":
+        return label
+    return label + (GUARDED if guard == "evidence" else f"{GUARDED}={guard}")
+
+
+def strategy_of(label: str) -> str:
+    """The strategy a label names, without its arguments or guard."""
+    return label.split("[")[0].split(GUARDED)[0]
 
 
 def strategy_label(plan: EvalPlan) -> str:

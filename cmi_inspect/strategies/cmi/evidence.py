@@ -33,13 +33,14 @@ nothing ("I don't know", the request repeated) scores 0.
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from functools import cache
+from functools import cache, lru_cache
 from typing import Protocol
 
 from pydantic import BaseModel
@@ -140,14 +141,20 @@ class EvidenceWindow(BaseModel):
 
 
 def windows_of(sessions: Sequence[PastSession], size: int = WINDOW_TURNS) -> list[Window]:
-    """Every run of ``size`` consecutive turns of each session (fewer if the session is shorter)."""
-    windows = []
-    for session in sessions:
-        turns = session_turns(session.content)
-        when, day = session.date_time or "", session_date(session.date_time)
-        for start in range(max(len(turns) - size + 1, 1 if turns else 0)):
-            windows.append(Window(turns[start : start + size], when, day))
-    return windows
+    """Every run of ``size`` consecutive turns of each session (fewer if the session is
+    shorter): fresh windows (their ``relevance`` is set per request) over each session's
+    parsed words and dates, which are kept (``_session_windows``)."""
+    return [copy.copy(w) for s in sessions for w in _session_windows(s.content, s.date_time, size)]
+
+
+@lru_cache(maxsize=1024)
+def _session_windows(content: str, date_time: str | None, size: int) -> tuple[Window, ...]:
+    """One session's windows, parsed once: reading the turns' dates is most of the cost of the
+    evidence, and the samples of one conversation share its sessions."""
+    turns = session_turns(content)
+    when, day = date_time or "", session_date(date_time)
+    starts = range(max(len(turns) - size + 1, 1 if turns else 0))
+    return tuple(Window(turns[start : start + size], when, day) for start in starts)
 
 
 class BlindTask(Protocol):

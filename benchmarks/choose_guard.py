@@ -25,7 +25,7 @@ from cmi_inspect.causal_locomo.data import ExampleRecord, load_records
 from cmi_inspect.causal_locomo.dataset import dataset_path, sample_view
 from cmi_inspect.causal_locomo.measures import selection_metrics
 from cmi_inspect.causal_locomo.view import key_to_memory_id
-from cmi_inspect.guard import DEFAULT_CONFLICTS, MemoryGuard
+from cmi_inspect.guard import CMI_CONFLICTS, MemoryGuard
 from cmi_inspect.strategies.base import MemoryTask
 from cmi_inspect.strategies.cmi.risk import Conflicts
 from cmi_inspect.strategies.vector import VectorMemory
@@ -90,7 +90,7 @@ async def main() -> None:
     parser.add_argument("--limit", type=int, help="the split's first N examples")
     args = parser.parse_args()
     found = await examples(args.split, args.limit)
-    guard = MemoryGuard()
+    guard = MemoryGuard(conflicts=CMI_CONFLICTS)
     plain = [e.metrics(list(e.picks)) for e in found]
     f1, poison = mean(plain, "useful_f1"), mean(plain, "poison_adoption")
     print(f"XL {args.split}, {len(found)} examples; vector memory unguarded: useful F1 {f1:.3f},")
@@ -108,7 +108,7 @@ async def main() -> None:
             row = (s, o, mean(rows, "useful_f1"), mean(rows, "poison_adoption"), dropped)
             results.append(row)
             print(f"| {s:.2f} | {o:.2f} | {row[2]:.3f} | {row[3]:.3f} | {dropped:.2f} |")
-    default = (DEFAULT_CONFLICTS.similarity, DEFAULT_CONFLICTS.overlap)
+    default = (CMI_CONFLICTS.similarity, CMI_CONFLICTS.overlap)
     feasible = [r for r in results if r[2] >= f1 - MAX_F1_LOSS]
     best = min(
         feasible,

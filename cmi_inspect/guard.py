@@ -27,8 +27,15 @@ from cmi_inspect.strategies.cmi.evidence import BlindEvidence
 from cmi_inspect.strategies.cmi.risk import Conflicts, evidence_risk, find_conflicts
 from cmi_inspect.strategies.cmi.rules import CMIConfig
 
-DEFAULT_CONFLICTS = CMIConfig().conflicts
-"""CMI's conflict thresholds (cosine 0.88, word overlap 0.5), the guard's defaults."""
+CMI_CONFLICTS = CMIConfig().conflicts
+"""CMI's conflict thresholds (cosine 0.88, word overlap 0.5), chosen on XL v1 and the release:
+with them the guard decides exactly as non_causal CMI's evidence filter."""
+DEFAULT_CONFLICTS = Conflicts(similarity=0.84, overlap=0.5)
+"""The guard's own, chosen on XL v2's dev split over vector memory's picks by
+``benchmarks/choose_guard.py``'s rule (the lowest poison adoption among settings that lose at
+most 0.03 useful F1). On XL's banks, whose memories share one conversation's people and
+dates, e5 puts nearly every two memories at a cosine of 0.84 or more, so the guard then
+keeps the best-supported of the picks and those it ties with."""
 
 
 @dataclass(frozen=True)
@@ -76,8 +83,8 @@ class MemoryGuard:
 
     Args:
         embedder: ``e5`` (the default, run locally) or ``hashing`` (no model files).
-        conflicts: When two memories count as versions of one claim (CMI's thresholds,
-            chosen on development data, by default).
+        conflicts: When two memories count as versions of one claim (``DEFAULT_CONFLICTS``,
+            chosen on development data; ``CMI_CONFLICTS`` decides as CMI's filter does).
     """
 
     def __init__(self, embedder: str = "e5", conflicts: Conflicts = DEFAULT_CONFLICTS) -> None:

@@ -11,7 +11,7 @@ from cmi_inspect.causal_locomo.data import load_records
 from cmi_inspect.causal_locomo.dataset import sample_view
 from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.errors import UserError
-from cmi_inspect.guard import MemoryGuard, Session
+from cmi_inspect.guard import CMI_CONFLICTS, MemoryGuard, Session
 from cmi_inspect.report.runs import strategy_calls
 from cmi_inspect.strategies.base import MemorySelection, MemoryStrategy, MemoryTask, Selection
 from cmi_inspect.strategies.cmi.diagnostics import logged_diagnostics
@@ -76,7 +76,7 @@ def guard_against_non_causal_cmi(data_file: Path, tmp_path: Path, limit: int | N
         limit=limit,
     )
     assert log.status == "success", log.error
-    guard, compared, dropped = MemoryGuard(), 0, 0
+    guard, compared, dropped = MemoryGuard(conflicts=CMI_CONFLICTS), 0, 0
     records = {r.example_id: r for r in load_records(data_file)}
     for sample in samples_of(log):
         diagnostics = logged_diagnostics(sample)

@@ -143,7 +143,8 @@ class GuardRecord(BaseModel):
     dropped: dict[str, str]
     """The picks it dropped, each with why."""
     seconds: float
-    """Its own wall-clock on the sample (no model call)."""
+    """Wall-clock from its call to its verdict (no model call); among concurrent samples it
+    includes waiting for theirs (``benchmarks/guard_cost.py`` measures the guard alone)."""
 
 
 class MemorySelection(StoreModel):

@@ -6,7 +6,8 @@ grid of (cosine, word overlap) thresholds; prints, per setting, useful F1 and po
 of the guarded picks against the unguarded ones. The rule, written before it ran: among the
 settings that lose at most 0.03 useful F1 against the unguarded picks, the one with the lowest
 poison adoption; ties to the higher F1, then to the setting nearest CMI's (0.88, 0.5). This
-reads labels, so it chooses on ``dev`` (``train`` is printed beside it) and refuses ``test``.
+reads labels, so it chooses on ``dev`` (``--split train`` shows the same grid on train) and
+never runs on ``test``.
 
     python benchmarks/choose_guard.py [--split dev] [--limit N]
 """
@@ -42,7 +43,6 @@ MAX_F1_LOSS = 0.03
 class Example:
     """One example's unguarded picks, the texts the guard reads and its answer key."""
 
-    request: str
     picks: dict[str, str]
     task: MemoryTask
     ids: dict[str, str]
@@ -71,12 +71,12 @@ async def examples(split: str, limit: int | None) -> list[Example]:
         texts = {m.key: m.content for m in view.memories}
         picks = {p.key: texts[p.key] for p in selection.picks}
         ids = key_to_memory_id(record.example_id, record.memory_bank, "blind")
-        out.append(Example(task.request, picks, task, ids, record))
+        out.append(Example(picks, task, ids, record))
     return out
 
 
 async def guarded(guard: MemoryGuard, e: Example) -> list[str]:
-    verdicts = await guard.check_async(e.request, e.picks, e.task.sessions)
+    verdicts = await guard.check_async(e.task.request, e.picks, e.task.sessions)
     return [v.key for v in verdicts if v.kept]
 
 

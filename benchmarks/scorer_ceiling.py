@@ -11,6 +11,13 @@ model's answers'. For comparison, the last row keeps the top proposed candidate,
 only where the log shows the risk filter dropped it (CMI consults the filter only for
 candidates that passed its rule).
 
+Two rows bound what any choice among the same candidates can reach: the candidate whose
+answer the gold scorer rates highest above the no-memory answer, always one (the most an
+answer-based intervention can give with this response model: the Step-0 ceiling), and a
+useful candidate whenever one was proposed (a perfect choice, read from the labels). The
+task score column scores the answer each choice gets (the logged answer with that one
+memory, or with none) as the task does under strict scoring, with the alias judge.
+
 The rule rows vary CMI's rule, not its scorer, on the evidence scores, each keeping one
 memory, with the risk filter's verdict recomputed for every candidate from the logged
 supports and conflicts: the top-ranked candidate that improves the answer, stable or
@@ -37,6 +44,7 @@ from inspect_ai.log import EvalSample, list_eval_logs, read_eval_log
 
 from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
 from cmi_inspect.causal_locomo.measures import selection_metrics
+from cmi_inspect.causal_locomo.scorers import answer_score
 from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.strategies.base import AnswerScorer
 from cmi_inspect.strategies.cmi import (
@@ -54,12 +62,41 @@ from cmi_inspect.strategies.cmi.evidence import BlindEvidence
 RISKY = ("risk filter", "evidence risk")
 """How CMI's log words a risk-filter rejection."""
 KEYS = ("useful_f1", "recall", "precision", "poison_adoption", "bad_rejection", "n_selected")
+TASK = "task_score"
+"""The task score of the answer a choice gets, where the log holds it (one memory or none)."""
+
+
+def request_of(sample: EvalSample) -> str:
+    return sample.input if isinstance(sample.input, str) else sample.input[-1].text
 
 
 def evidence_scorer(sample: EvalSample, meta: CausalLocomoMetadata) -> AnswerScorer:
-    request = sample.input if isinstance(sample.input, str) else sample.input[-1].text
     sessions = sorted(meta.past_sessions, key=lambda s: s.timestamp)
-    return BlindEvidence(request, sessions).score
+    return BlindEvidence(request_of(sample), sessions).score
+
+
+def best_by_utility(d: CMIDiagnostics, utilities: dict[str, float]) -> list[str]:
+    """The candidate of the highest utility (ties: the best rank), whatever its utility."""
+    return [min(d.candidates, key=lambda c: (-utilities[c.key], c.rank)).key]
+
+
+def useful_candidate(d: CMIDiagnostics, labels: dict[str, str]) -> list[str]:
+    """The best-ranked useful candidate, none when none was proposed (labels by key)."""
+    return [c.key for c in d.candidates if labels[c.key] == "useful"][:1]
+
+
+async def task_score_of(
+    d: CMIDiagnostics, keys: list[str], sample: EvalSample, meta: CausalLocomoMetadata
+) -> float | None:
+    """The strict task score of the logged answer with exactly ``keys`` (one memory or
+    none), None when the log holds no such answer."""
+    answers = {c.key: c.answer_with for c in d.candidates}
+    answer = d.answer_no_memory if not keys else answers[keys[0]] if len(keys) == 1 else None
+    if answer is None:
+        return None
+    criteria, behaviour = meta.scoring_criteria, meta.gold_behavior
+    scored = await answer_score(answer, request_of(sample), behaviour, criteria, "strict")
+    return scored.total
 
 
 def logged_risk(c: Candidate) -> str | None:
@@ -144,10 +181,15 @@ async def rows(log_path: str, tally: Tally) -> dict[str, list[dict[str, float]]]
         ids = key_to_memory_id(meta.example_id, meta.memory_bank, meta.protocol)
         by_evidence, u_evidence = await replay(d, evidence_scorer(sample, meta))
         by_gold, u_gold = await replay(d, answer_key_scorer(meta.scoring_criteria))
+        labels = {key: meta.labels[ids[key]] for key in ids}
         choices = {
             "as logged": [c.key for c in d.candidates if c.selected],
             "evidence": by_evidence,
             "gold": by_gold,
+            "gold: the candidate of highest utility, always one (Step-0 ceiling)": best_by_utility(
+                d, u_gold
+            ),
+            "labels: a useful candidate whenever one is proposed": useful_candidate(d, labels),
             "top candidate (not causal)": [
                 c.key for c in d.candidates[:1] if not c.reason.startswith(RISKY)
             ],
@@ -165,14 +207,11 @@ async def rows(log_path: str, tally: Tally) -> dict[str, list[dict[str, float]]]
             ),
         }
         for name, keys in choices.items():
-            out[name].append(
-                selection_metrics(
-                    [ids[k] for k in keys],
-                    meta.gold_memory_ids,
-                    meta.bad_memory_ids,
-                    meta.harmful_ids,
-                )
+            metrics = selection_metrics(
+                [ids[k] for k in keys], meta.gold_memory_ids, meta.bad_memory_ids, meta.harmful_ids
             )
+            task = await task_score_of(d, keys, sample, meta)
+            out[name].append({**metrics, TASK: math.nan if task is None else task})
         for c in d.candidates:
             changed = (c.answer_with or "").strip() != (d.answer_no_memory or "").strip()
             positive = {"evidence": u_evidence[c.key] > 0, "gold": u_gold[c.key] > 0}
@@ -194,11 +233,13 @@ def main() -> None:
         if not table["as logged"]:
             continue
         print(f"{log_path}: {len(table['as logged'])} samples")
-        print("| answers scored by | " + " | ".join(KEYS) + " |")
-        print("| --- |" + " --- |" * len(KEYS))
+        print("| answers scored by | " + " | ".join((*KEYS, TASK)) + " |")
+        print("| --- |" + " --- |" * (len(KEYS) + 1))
         for name, metrics in table.items():
             means = [statistics.mean(m[k] for m in metrics) for k in KEYS]
-            print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in means) + " |")
+            tasks = [m[TASK] for m in metrics]
+            task = "-" if any(math.isnan(t) for t in tasks) else f"{statistics.mean(tasks):.3f}"
+            print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in means) + f" | {task} |")
         print(
             "\n| label | candidates | answer differs from no memory | utility > 0 (evidence) "
             "| utility > 0 (gold) |"

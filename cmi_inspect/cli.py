@@ -159,6 +159,28 @@ def main(argv: list[str] | None = None) -> int:
     pair.add_argument("log_b", help="the run it is compared with, on the same samples")
     pair.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
 
+    fit = commands.add_parser(
+        "fit-selector", help="fit CMI's learned selector on the logs of CMI runs (never on test)"
+    )
+    fit.add_argument("log_dir", help="logs of CMI runs on training data (-T split=train)")
+    fit.add_argument("--out", type=Path, required=True, help="the selector file to write (JSON)")
+    fit.add_argument(
+        "--dev",
+        metavar="LOG_DIR",
+        help="logs of CMI runs on development data, where the threshold is chosen (default: "
+        "the training runs' held-out probabilities)",
+    )
+    fit.add_argument(
+        "--non-causal",
+        action="store_true",
+        help="without the features that read intervention answers (any response model)",
+    )
+    fit.add_argument(
+        "--embedder",
+        default="e5",
+        help="the embedder of the cosine features: e5 (default, blind CMI's proposal) or hashing",
+    )
+
     build = commands.add_parser("build-xl", help="build Causal-LoCoMo-XL from LoCoMo")
     build.add_argument("out_dir", type=Path)
 
@@ -308,6 +330,21 @@ def _compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fit_selector(args: argparse.Namespace) -> int:
+    from cmi_inspect.strategies.cmi.fitting import fit_from_logs
+
+    if args.out.is_dir() or args.out.parent.is_file():
+        raise UserError(f"--out {args.out}: not a file that can be written; name a file.")
+    fitted = fit_from_logs(args.log_dir, args.dev, not args.non_causal, args.embedder)
+    try:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        fitted.selector.save(args.out)
+    except OSError as ex:
+        raise UserError(f"Cannot write --out {args.out}: {ex.strerror or ex}.") from None
+    print(fitted.report() + f"\n\nWritten: {args.out} (use it with -S selector={args.out})")
+    return 0
+
+
 def _build_xl(args: argparse.Namespace) -> int:
     from cmi_inspect.paths import writable_dir
     from cmi_inspect.xl import build_xl, locomo_path
@@ -325,6 +362,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "build-xl": _build_xl,
     "judge-audit": _judge_audit,
     "compare": _compare,
+    "fit-selector": _fit_selector,
 }
 
 

@@ -8,9 +8,10 @@ scored; each score records the data's and the example's sha256.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from inspect_ai.model import model_roles
+from inspect_ai.model import Model, model_roles
 from inspect_ai.scorer import (
     Metric,
     SampleScore,
@@ -26,8 +27,9 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import TaskState
 
 from cmi_inspect.causal_locomo.answer_key import AnswerKeyError, SealedExample, sealed_example
-from cmi_inspect.causal_locomo.hedge import hedge
-from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION, answers, judge_answer
+from cmi_inspect.causal_locomo.data import ScoringCriteria
+from cmi_inspect.causal_locomo.hedge import Hedge, hedge
+from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION, Verdict, answers, judge_answer
 from cmi_inspect.causal_locomo.measures import (
     SELECTION_KEYS,
     SUCCESS_THRESHOLD,
@@ -35,7 +37,7 @@ from cmi_inspect.causal_locomo.measures import (
     hybrid_score,
     selection_metrics,
 )
-from cmi_inspect.causal_locomo.negation import negation
+from cmi_inspect.causal_locomo.negation import Negation, negation
 from cmi_inspect.causal_locomo.protocol import named_protocol
 from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.errors import choose
@@ -71,6 +73,43 @@ def count() -> Metric:
         return float(sum(1 for s in scores if s.score.as_float()))
 
     return compute
+
+
+@dataclass(frozen=True)
+class AnswerScore:
+    """An answer's task score and what it was made of."""
+
+    total: float
+    """0.7 x deterministic + 0.3 x judge."""
+    det: float
+    verdict: Verdict
+    hedged: Hedge
+    negated: Negation
+    success: bool
+
+
+async def answer_score(
+    response: str,
+    request: str,
+    gold_behavior: str,
+    criteria: ScoringCriteria,
+    scoring: str = "paper",
+    grader: Model | list[Model] | None = None,
+) -> AnswerScore:
+    """The task score of one answer (``task_score``'s, and a replay's of a logged answer):
+    the judge is ``grader``, else the offline alias match."""
+    det = deterministic_score(response, criteria)
+    hedged = hedge(response, criteria.expected_answer, request)
+    negated = negation(response, answers(criteria), request)
+    strict = scoring == "strict"
+    verdict = await judge_answer(
+        grader, request, gold_behavior, criteria, response, hedged, negated if strict else None
+    )
+    total = hybrid_score(det, verdict.score)
+    refused = strict and (hedged.hedged or negated.negated)
+    return AnswerScore(
+        total, det, verdict, hedged, negated, total >= SUCCESS_THRESHOLD and not refused
+    )
 
 
 # Metrics as a dict, not a list holding a dict: Inspect would log an empty entry for the
@@ -113,17 +152,16 @@ def task_score(data_file: str, data_sha256: str, protocol: str, scoring: str = "
         meta = example.metadata
         response = state.output.completion
         criteria = meta.scoring_criteria
-        det = deterministic_score(response, criteria)
-        hedged = hedge(response, criteria.expected_answer, state.input_text)
-        negated = negation(response, answers(criteria), state.input_text)
-        strict = scoring == "strict"
-        verdict = await judge_answer(
-            model_roles().get("grader"), state.input_text, meta.gold_behavior, criteria, response,
-            hedged, negated if strict else None,
-        )  # fmt: skip
-        total = hybrid_score(det, verdict.score)
-        refused = strict and (hedged.hedged or negated.negated)
-        success = total >= SUCCESS_THRESHOLD and not refused
+        scored = await answer_score(
+            response,
+            state.input_text,
+            meta.gold_behavior,
+            criteria,
+            scoring,
+            model_roles().get("grader"),
+        )
+        det, verdict, hedged, negated = scored.det, scored.verdict, scored.hedged, scored.negated
+        total, success = scored.total, scored.success
         explanation = (
             f"deterministic {det:.3f}, judge {verdict.score:.3f} ({verdict.judge}); "
             f"expected {criteria.expected_answer!r}"

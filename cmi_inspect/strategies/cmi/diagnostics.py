@@ -43,6 +43,10 @@ class Candidate(BaseModel):
     """What the graded utility and stability were computed from (``-S effect=graded``)."""
     conflicts: dict[str, float] = {}
     """Other candidates that are versions of the same claim, with their embedding cosine."""
+    features: dict[str, float] = {}
+    """What the learned selector read of it (``features.FEATURES``), when one ranked."""
+    probability: float | None = None
+    """The learned selector's probability that it is useful."""
     selected: bool = False
     reason: str = ""
 
@@ -60,6 +64,10 @@ class CMIDiagnostics(BaseModel):
     """Most memories it could keep (None in logs from before it was recorded: ``k``)."""
     risk_filter: str = "label"
     """The risk filter that ran (``risk.RISK_FILTERS``)."""
+    selector: str = "rule"
+    """What decided: ``rule`` (utility and stability thresholds) or a learned selector's name."""
+    selector_note: str | None = None
+    """Why another selector than the one asked for decided (a model it was not fitted on)."""
     proposal: str = "hybrid"
     """``hybrid`` (cosine, recency, Jaccard: the reference) or ``relevance`` (no recency)."""
     evidence: list[EvidenceWindow] = []

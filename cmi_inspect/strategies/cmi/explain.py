@@ -16,7 +16,8 @@ def explain(details: dict[str, Any], names: MemoryNames) -> str:
     lines = [
         f"CMI: s_no = {s_no}; {d.model_calls} intervention calls; "
         f"final answer reused: {d.final_answer_reused}; intervention scorer: {d.intervention}; "
-        f"risk filter: {d.risk_filter}; proposal: {d.proposal}",
+        f"risk filter: {d.risk_filter}; proposal: {d.proposal}; selector: {d.selector}",
+        *([f"({d.selector_note})"] if d.selector_note else []),
         "",
         "| # | memory | s_with | s_pert | utility | stability | decision |",
         "| --- | --- | --- | --- | --- | --- | --- |",
@@ -27,11 +28,26 @@ def explain(details: dict[str, Any], names: MemoryNames) -> str:
             f"| {c.rank} | {names.get(c.key, c.key)} | {signed(c.s_with)} | {s_pert} "
             f"| {signed(c.utility)} | {signed(c.stability)} | {c.reason} |"
         )
+    if any(c.features for c in d.candidates):
+        lines += learned_lines(d, names)
     if any(c.effect is not None and c.effect.graded for c in d.candidates):
         lines += graded_lines(d, names)
     if d.evidence:
         lines += evidence_lines(d, names)
     return "\n".join(lines)
+
+
+def learned_lines(d: CMIDiagnostics, names: MemoryNames) -> list[str]:
+    """Per candidate, the learned selector's probability and the features it read."""
+    features = list(next(c.features for c in d.candidates if c.features))
+    lines = ["", f"Learned selector ({d.selector}): p(useful) and the features it read.", ""]
+    lines += ["| # | memory | p(useful) | " + " | ".join(features) + " |"]
+    lines += ["| --- " * (len(features) + 3) + "|"]
+    for c in d.candidates:
+        cells = " | ".join(f"{c.features.get(f, 0.0):.3f}" for f in features)
+        p = "-" if c.probability is None else f"{c.probability:.3f}"
+        lines.append(f"| {c.rank} | {names.get(c.key, c.key)} | {p} | {cells} |")
+    return lines
 
 
 def graded_lines(d: CMIDiagnostics, names: MemoryNames) -> list[str]:

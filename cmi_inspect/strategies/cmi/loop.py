@@ -9,6 +9,7 @@ of 2K+2.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -31,18 +32,24 @@ from cmi_inspect.strategies.base import (
 from cmi_inspect.strategies.cmi.diagnostics import STRATEGY, Candidate, CMIDiagnostics
 from cmi_inspect.strategies.cmi.effect import GradedEffect, graded_effect
 from cmi_inspect.strategies.cmi.explain import explain
+from cmi_inspect.strategies.cmi.features import FeatureInputs, feature_rows, request_cosines
 from cmi_inspect.strategies.cmi.history import History
 from cmi_inspect.strategies.cmi.interventions import injected_scorer
 from cmi_inspect.strategies.cmi.perturb import perturb
 from cmi_inspect.strategies.cmi.profiles import PROFILES
 from cmi_inspect.strategies.cmi.proposal import propose
-from cmi_inspect.strategies.cmi.rules import (
-    ABLATIONS,
-    Choices,
-    CMIConfig,
-    decide,
-    rule_rejection,
-)
+from cmi_inspect.strategies.cmi.rules import Choices, CMIConfig, decide
+from cmi_inspect.strategies.cmi.selector import RULE
+
+logger = logging.getLogger(__name__)
+_warned: set[str] = set()
+
+
+def warn_once(message: str) -> None:
+    """One warning line per message and process: every sample of a run would repeat it."""
+    if message not in _warned:
+        _warned.add(message)
+        logger.warning("cmi: %s", message)
 
 
 class Answers:
@@ -109,7 +116,15 @@ class CMI(MemoryStrategy):
             rank; default under blind).
         ablation: ``full`` or one of the ablations ``no_perturb``, ``utility_only``,
             ``stability_only``, ``non_causal`` (no intervention: the top candidates the
-            risk filter keeps), ``oracle`` (see ``ABLATIONS``).
+            risk filter keeps), ``learned_non_causal`` (no intervention: the learned
+            selector without the features that read answers), ``oracle`` (see
+            ``ABLATIONS``).
+        selector: What decides: ``rule`` (the thresholds below and the risk filter; default
+            under paper), ``learned`` (the shipped learned selector, which ranks the
+            candidates by their probability of being useful from label-free features and
+            keeps the top one above its threshold; default under blind) or the path of a
+            selector file (``cmi-inspect fit-selector``). A selector fitted on another
+            model's answers gives way, in one logged line, to the learned non_causal one.
         risk_filter: ``label`` (drop memories labelled harmful; paper protocol),
             ``evidence`` (drop a memory that conflicts with a candidate the history
             supports better) or ``none``; default: ``label`` under paper, ``evidence``
@@ -143,9 +158,8 @@ class CMI(MemoryStrategy):
     def __init__(self, embedder: Embedder | None = None, config: CMIConfig | None = None) -> None:
         """``embedder`` None: the protocol's (``Profile.embedder``), made on first use."""
         self.given_embedder = embedder
-        self.default_embedders: dict[ProtocolName, Embedder] = {}
+        self.named_embedders: dict[str, Embedder] = {}
         self.config = config or CMIConfig()
-        self.ablation = ABLATIONS[self.config.ablation]
 
     @classmethod
     def from_args(cls, args: CMIArgs) -> CMI:
@@ -161,12 +175,21 @@ class CMI(MemoryStrategy):
         """The given embedder, else the protocol's."""
         if self.given_embedder is not None:
             return self.given_embedder
-        if protocol not in self.default_embedders:
-            self.default_embedders[protocol] = make_embedder(PROFILES[protocol].embedder)
-        return self.default_embedders[protocol]
+        return self.embedder_named(PROFILES[protocol].embedder, protocol)
+
+    def embedder_named(self, name: str, protocol: ProtocolName) -> Embedder:
+        """An embedder by name, the proposal's when it is that one (each made once)."""
+        proposal = self.given_embedder
+        if proposal is not None and proposal.name == name:
+            return proposal
+        if name not in self.named_embedders:
+            self.named_embedders[name] = make_embedder(name)
+        return self.named_embedders[name]
 
     async def select(self, task: MemoryTask) -> Selection:
-        choices = Choices.of(self.config, task.protocol)
+        choices = Choices.of(self.config, task.protocol).for_model(str(task.model))
+        if choices.selector_note:
+            warn_once(choices.selector_note)
         cfg = choices.config
         choices.refuse_label_reading()
         embedder = self.embedder(task.protocol)
@@ -187,6 +210,25 @@ class CMI(MemoryStrategy):
             c.support_with = history.support(c.answer_with)
             c.support_perturbed = history.support(c.answer_perturbed)
         await choices.risk.measure(candidates, memories, embedder, cfg.conflicts)
+        answer_no_memory = answers.get(prompts.none)
+        support_no_memory = history.support(answer_no_memory)
+        if choices.selector is not None:
+            inputs = FeatureInputs(
+                request=task.request,
+                candidates=candidates,
+                texts={k: m.content for k, m in memories.items()},
+                bank=[m.content for m in task.memories],
+                cosines=await request_cosines(
+                    self.embedder_named(choices.selector.embedder, task.protocol),
+                    task.request,
+                    {k: m.content for k, m in memories.items()},
+                ),
+                answer_no_memory=answer_no_memory,
+                support_no_memory=support_no_memory,
+            )
+            rows = feature_rows(inputs, choices.selector.features)
+            for c, row in zip(candidates, rows, strict=True):
+                c.features, c.probability = row, round(choices.selector.probability(row), 6)
         kept = self._decide(candidates, memories, choices)
 
         prompt = memory_prompt(task.request, [memories[c.key].line() for c in kept])
@@ -197,17 +239,19 @@ class CMI(MemoryStrategy):
             effect=choices.effect.name,
             budget=choices.budget,
             risk_filter=choices.risk.name,
+            selector=choices.selector.name if choices.selector else RULE,
+            selector_note=choices.selector_note,
             proposal=choices.profile.proposal.name,
             evidence=history.log(),
-            support_no_memory=history.support(answers.get(prompts.none)),
-            answer_no_memory=answers.get(prompts.none),
+            support_no_memory=support_no_memory,
+            answer_no_memory=answer_no_memory,
             s_no=s_no,
             candidates=candidates,
             model_calls=len(answers.outputs),
             final_answer_reused=prompt in answers.outputs,
         )
         return Selection(
-            picks=[Pick(c.key, c.utility) for c in kept],
+            picks=[Pick(c.key, c.probability if c.features else c.utility) for c in kept],
             prompt=prompt,
             details=diagnostics,
             output=answers.outputs.get(prompt),
@@ -218,7 +262,7 @@ class CMI(MemoryStrategy):
     ) -> float | None:
         """Ask for the answers the ablation reads, record each candidate's utility and
         stability, and return the no-memory answer's score (None: not asked for)."""
-        cfg, ablation = choices.config, self.ablation
+        cfg, ablation = choices.config, choices.ablation
         eager_pert = ablation.asks_perturbed and not cfg.lazy_perturb
         await answers.run(
             [
@@ -284,7 +328,7 @@ class CMI(MemoryStrategy):
         and return those kept, in prompt order."""
         by_key = {c.key: c for c in candidates}
         rejections = {
-            c.key: rule_rejection(c, memories[c.key].label, choices.config)
+            c.key: choices.rejection(c, memories[c.key].label)
             or choices.risk.verdict(c, memories[c.key], by_key)
             for c in candidates
         }

@@ -58,6 +58,9 @@ class Profile:
     """Stability a kept memory must reach (-1: any; stabilities lie in [-1, 1])."""
     prefer: str
     """Which passing candidates fill the budget first (``rules.PREFER``)."""
+    selector: str = "rule"
+    """What decides: ``rule`` (the thresholds above) or a shipped learned selector's name
+    (``selector.SHIPPED``), which ranks the candidates itself."""
 
 
 PROFILES: dict[ProtocolName, Profile] = {
@@ -89,6 +92,7 @@ PROFILES: dict[ProtocolName, Profile] = {
             0.05,
             -1.0,
             "proposal",
+            "learned",
         ),
     )
 }

@@ -15,9 +15,11 @@ from cmi_inspect.causal_locomo.protocol import PROTOCOLS, Protocol, ProtocolName
 from cmi_inspect.errors import UserError, choose, finite_float, flag, positive_int
 from cmi_inspect.strategies.cmi.diagnostics import Candidate
 from cmi_inspect.strategies.cmi.effect import Effect, effect
+from cmi_inspect.strategies.cmi.features import FEATURES
 from cmi_inspect.strategies.cmi.interventions import InterventionScorer, intervention_scorer
 from cmi_inspect.strategies.cmi.profiles import PROFILES, Profile
 from cmi_inspect.strategies.cmi.risk import Conflicts, RiskFilter, risk_filter
+from cmi_inspect.strategies.cmi.selector import RULE, SelectorFile, selector_named, shipped
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,8 @@ class Ablation:
     """Selects exactly the candidates labelled useful, asking nothing."""
     skipped: str | None = None
     """Why no perturbed answer is asked for, as the log says it."""
+    learned: bool = False
+    """Ranks with the learned non_causal selector (``selector.SHIPPED``), not the rule."""
     refused_under_blind: str | None = None
     """Why a label-free protocol refuses it, as the user reads it (None: it reads no label)."""
 
@@ -72,6 +76,16 @@ ABLATIONS: dict[str, Ablation] = {
             skipped="non_causal ablation: no intervention",
         ),
         Ablation(
+            "learned_non_causal",
+            asks_no_memory=False,
+            asks_with=False,
+            asks_perturbed=False,
+            tests_utility=False,
+            tests_stability=False,
+            learned=True,
+            skipped="learned_non_causal ablation: no intervention",
+        ),
+        Ablation(
             "oracle",
             asks_with=False,
             asks_perturbed=False,
@@ -86,8 +100,10 @@ ABLATIONS: dict[str, Ablation] = {
     )
 }
 """CMI and its ablations by name. The paper's reference code has the first five;
-``non_causal`` is the row label-free CMI has to beat: the same proposal, risk filter and
-budget with no intervention call, so the top-ranked candidates the filter keeps."""
+``non_causal`` is the row the rule has to beat: the same proposal, risk filter and budget
+with no intervention call, so the top-ranked candidates the filter keeps.
+``learned_non_causal`` is the row the learned selector has to beat: the same learned ranking
+without the features that read intervention answers."""
 
 
 def by_utility(c: Candidate) -> tuple[float, int]:
@@ -100,9 +116,15 @@ def by_proposal(c: Candidate) -> tuple[int]:
     return (c.rank,)
 
 
+def by_probability(c: Candidate) -> tuple[float, int]:
+    """Most probably useful first, by the learned selector; then best proposal rank."""
+    return -(c.probability or 0.0), c.rank
+
+
 PREFER: dict[str, Callable[[Candidate], tuple[float, ...]]] = {
     "utility": by_utility,
     "proposal": by_proposal,
+    "probability": by_probability,
 }
 """Orders in which CMI's passing candidates fill its budget."""
 
@@ -125,6 +147,7 @@ class CMIConfig:
     effect: str | None = None
     conflict_similarity: float = 0.88
     conflict_overlap: float = 0.5
+    selector: str | None = None
 
     def __post_init__(self) -> None:
         choose("ablation", self.ablation, tuple(ABLATIONS))
@@ -145,6 +168,18 @@ class CMIConfig:
         object.__setattr__(self, "conflict_overlap", overlap)
         if self.risk_filter is not None:
             risk_filter(self.risk_filter)
+        if self.selector is not None:
+            selector_named(self.selector)
+            learned = self.selector != RULE
+            if learned and self.ablation not in LEARNED_ABLATIONS:
+                raise UserError(
+                    f"-S selector={self.selector} ranks CMI's candidates itself, while "
+                    f"-S ablation={self.ablation} tests the rule: use selector=rule with it."
+                )
+            if self.ablation == "learned_non_causal" and not learned:
+                raise UserError(
+                    "-S ablation=learned_non_causal ranks with a learned selector, not the rule."
+                )
         if self.intervention is not None:
             intervention_scorer(self.intervention)
         if self.effect is not None:
@@ -172,6 +207,29 @@ class CMIConfig:
         )
 
 
+LEARNED_ABLATIONS = ("full", "learned_non_causal")
+"""The ablations a learned selector ranks for; the others test the rule."""
+
+
+def learned_selector(config: CMIConfig, profile: Profile) -> SelectorFile | None:
+    """The learned selector CMI ranks with (None: the rule decides): the one named, else
+    the profile's for a full run, the shipped non_causal one for ``learned_non_causal``.
+    ``learned`` names the shipped selector of the ablation."""
+    ablation = ABLATIONS[config.ablation]
+    name = config.selector or (
+        profile.selector if config.ablation == "full" or ablation.learned else RULE
+    )
+    if ablation.learned and name in (RULE, "learned"):
+        name = "learned_non_causal"
+    found = selector_named(name)
+    if ablation.learned and found is not None and found.causal:
+        raise UserError(
+            f"-S ablation=learned_non_causal needs a selector that reads no intervention "
+            f"answer; {name} reads {', '.join(f for f in found.features if FEATURES[f].causal)}."
+        )
+    return found
+
+
 @dataclass(frozen=True)
 class Choices:
     """What CMI runs under one protocol: the config's named choices, else the profile's."""
@@ -188,28 +246,70 @@ class Choices:
     """At most this many memories are kept."""
     prefer: str
     """Which passing candidates fill the budget first (``PREFER``)."""
+    selector: SelectorFile | None = None
+    """The learned selector that ranks the candidates (None: the rule decides)."""
+    selector_note: str | None = None
+    """Why it is not the one asked for (``for_model``)."""
 
     @classmethod
     def of(cls, config: CMIConfig, protocol: ProtocolName) -> Choices:
         profile = PROFILES[protocol]
-        # lazy perturbation reads the answer utility, so it keeps the answer effect
-        default_effect = "answer" if config.lazy_perturb else profile.effect
+        ablation = ABLATIONS[config.ablation]
+        selector = learned_selector(config, profile)
+        # lazy perturbation reads the answer utility, so it keeps the answer effect; a learned
+        # selector reads the answers themselves, which the graded effect does not change
+        answer_effect = config.lazy_perturb or selector is not None
+        default_effect = "answer" if answer_effect else profile.effect
+        # a learned selector weighs conflicts and support itself: no filter unless named
+        default_risk = "none" if selector is not None else profile.risk_filter
         return cls(
             config.resolved(protocol),
             PROTOCOLS[protocol],
             profile,
-            ABLATIONS[config.ablation],
+            ablation,
             intervention_scorer(config.intervention or profile.intervention),
-            risk_filter(config.risk_filter or profile.risk_filter),
+            risk_filter(config.risk_filter or default_risk),
             effect(config.effect or default_effect),
-            config.budget or profile.budget or config.k,
-            config.prefer or profile.prefer,
+            config.budget or (1 if selector else profile.budget or config.k),
+            "probability" if selector else config.prefer or profile.prefer,
+            selector,
+        )
+
+    def for_model(self, model: str) -> Choices:
+        """These choices for a sample answered by ``model``: a selector fitted on another
+        model's answers gives way to the learned non_causal one, which reads no answer, and
+        no intervention is asked for."""
+        if self.selector is None or self.selector.holds_for(model):
+            return self
+        note = (
+            f"the {self.selector.name} selector was fitted on {self.selector.response_model}'s "
+            f"answers, not {model}'s: the learned non_causal selector ranks instead"
+        )
+        return replace(
+            self,
+            ablation=ABLATIONS["learned_non_causal"],
+            selector=shipped("learned_non_causal"),
+            selector_note=note,
         )
 
     @property
     def reads_history(self) -> bool:
-        """Whether the scorer or the filter checks texts against the history."""
-        return self.scorer.reads_history or self.risk.reads_history
+        """Whether the scorer, the filter or the learned selector checks texts against the
+        history."""
+        return self.scorer.reads_history or self.risk.reads_history or self.selector is not None
+
+    def rejection(self, c: Candidate, label: str | None) -> str | None:
+        """Why the rule, or the learned selector's threshold, rejects ``c`` (None: it
+        passes; ``label`` as the protocol shows it, read only by the oracle)."""
+        if self.selector is None:
+            return rule_rejection(c, label, self.config)
+        assert c.probability is not None, "rank the candidates first"
+        if c.probability < self.selector.threshold:
+            return (
+                f"{self.selector.name}: p(useful) {c.probability:.3f} < threshold "
+                f"{self.selector.threshold}"
+            )
+        return None
 
     def refuse_label_reading(self, ablation: bool = True) -> None:
         """One line for the first choice that reads what a label-free protocol hides

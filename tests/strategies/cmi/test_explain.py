@@ -47,7 +47,7 @@ def test_the_table_shows_each_candidates_scores_and_decision():
     text = explain(record(), {"m1": "gold_00 (useful)"})
     assert text.splitlines()[0] == (
         "CMI: s_no = 0.600; 4 intervention calls; final answer reused: True; "
-        "intervention scorer: gold; risk filter: label; proposal: hybrid"
+        "intervention scorer: gold; risk filter: label; proposal: hybrid; selector: rule"
     )
     assert "| 1 | gold_00 (useful) | +1.000 | +0.500 | +0.400 | +0.500 | selected |" in text
     assert "| 2 | m2 | +0.600 | - (lazy_perturb: utility already rules it out) | +0.000 | - |" in text
@@ -90,3 +90,14 @@ def test_a_graded_effect_shows_each_answers_probability_in_each_context():
     text = CMI.explain(d.model_dump(), {"m1": "gold_00 (useful)"})
     assert text.startswith("CMI: s_no = -; 2 intervention calls")
     assert "| 1 | gold_00 (useful) | 3 May | 1.00 | 0.100 | 0.900 | - |" in text
+
+
+def test_a_learned_selectors_probabilities_and_features_are_shown():
+    d = record()
+    d["selector"], d["selector_note"] = "learned_non_causal", "fitted on another model"
+    d["candidates"][0] |= {"features": {"memory_support": 0.75, "versions": 1.0}, "probability": 0.61}
+    text = explain(d, {"m1": "gold_00 (useful)"})
+    assert "selector: learned_non_causal" in text.splitlines()[0]
+    assert text.splitlines()[1] == "(fitted on another model)"
+    assert "| # | memory | p(useful) | memory_support | versions |" in text
+    assert "| 1 | gold_00 (useful) | 0.610 | 0.750 | 1.000 |" in text

@@ -311,3 +311,64 @@ async def test_graded_for_every_candidate_or_for_none(label_free_records):
     assert first["effect"]["graded"] and rest and not any(c["effect"]["graded"] for c in rest)
     for c in d["candidates"]:  # every utility is the answer effect's
         assert c["utility"] == pytest.approx(c["s_with"] - d["s_no"])
+
+
+def support_selector(tmp_path, causal: bool, threshold: float, response_model: str | None = "mockllm/model"):
+    """A selector file that ranks by the history's support of the memory (and, causal, of
+    its answer), as a fitted one would, saved under ``tmp_path``."""
+    from cmi_inspect.strategies.cmi.selector import SelectorFile
+
+    names = ["memory_support", "answer_support"] if causal else ["memory_support"]
+    selector = SelectorFile(
+        name="support",
+        causal=causal,
+        features=names,
+        mean=[0.5] * len(names),
+        scale=[0.25] * len(names),
+        coef=[2.0] * len(names),
+        intercept=0.0,
+        threshold=threshold,
+        embedder="hashing",
+        response_model=response_model if causal else None,
+    )
+    path = tmp_path / f"support-{causal}-{threshold}.json"
+    selector.save(path)
+    return str(path)
+
+
+async def test_a_learned_selector_keeps_the_most_probable_candidate(label_free_records, tmp_path):
+    prompts: list[str] = []
+    sel = await run_blind(label_free_records[0], prompts, selector=support_selector(tmp_path, True, 0.0))
+    d = diagnostics(sel)
+    assert d["selector"] == "support" and d["selector_note"] is None
+    assert (d["risk_filter"], d["effect"], d["budget"]) == ("none", "answer", 1)
+    ranked = sorted(d["candidates"], key=lambda c: -c["probability"])
+    assert [p.key for p in sel.picks] == [ranked[0]["key"]]
+    assert ranked[0]["reason"] == "selected" and all(c["reason"] == "over budget" for c in ranked[1:])
+    assert set(ranked[0]["features"]) == {"memory_support", "answer_support"}
+    # no memory, each candidate with and perturbed: 2K + 1, the final answer reused
+    assert d["model_calls"] == len(prompts) == 2 * 4 + 1 and d["final_answer_reused"]
+
+
+async def test_below_the_threshold_a_learned_selector_keeps_nothing(label_free_records, tmp_path):
+    sel = await run_blind(label_free_records[0], selector=support_selector(tmp_path, True, 1.0))
+    assert sel.picks == []
+    assert all("< threshold 1.0" in c["reason"] for c in diagnostics(sel)["candidates"])
+
+
+async def test_learned_non_causal_asks_the_model_nothing(label_free_records, tmp_path):
+    prompts: list[str] = []
+    path = support_selector(tmp_path, False, 0.0)
+    sel = await run_blind(label_free_records[0], prompts, ablation="learned_non_causal", selector=path)
+    d = diagnostics(sel)
+    assert prompts == [] and d["model_calls"] == 0 and d["answer_no_memory"] is None
+    assert len(sel.picks) == 1 and set(d["candidates"][0]["features"]) == {"memory_support"}
+
+
+async def test_a_selector_of_another_model_gives_way_to_learned_non_causal(label_free_records, tmp_path):
+    prompts: list[str] = []
+    path = support_selector(tmp_path, True, 0.0, response_model="gguf/another")
+    sel = await run_blind(label_free_records[0], prompts, selector=path)
+    d = diagnostics(sel)
+    assert prompts == [] and d["selector"] == "learned_non_causal"
+    assert "fitted on gguf/another's answers, not mockllm/model's" in d["selector_note"]

@@ -145,3 +145,67 @@ def test_decide_keeps_nothing_without_a_budget(budget):
     cands = [candidate("a", 1, 0.1), candidate("b", 2, 0.3)]
     decision = decide(cands, dict.fromkeys("ab"), "utility", budget)
     assert decision.kept == [] and set(decision.reasons.values()) == {"over budget"}
+
+
+def test_a_learned_selector_ranks_for_full_cmi_and_learned_non_causal_only():
+    with pytest.raises(UserError, match="-S selector=learned ranks CMI's candidates itself"):
+        CMIConfig(selector="learned", ablation="utility_only")
+    with pytest.raises(UserError, match="learned_non_causal ranks with a learned selector"):
+        CMIConfig(selector="rule", ablation="learned_non_causal")
+    with pytest.raises(UserError, match="cannot read it"):
+        CMIConfig(selector="no/such/selector.json")
+    assert Choices.of(CMIConfig(selector="rule"), "blind").selector is None
+    assert Choices.of(CMIConfig(ablation="no_perturb"), "blind").selector is None  # the rule's
+
+
+def test_learned_non_causal_ranks_with_the_shipped_selector_that_reads_no_answer():
+    choices = Choices.of(CMIConfig(ablation="learned_non_causal"), "paper")
+    assert choices.selector is not None and not choices.selector.causal
+    assert not (choices.ablation.asks_with or choices.ablation.asks_no_memory)
+    assert (
+        Choices.of(CMIConfig(ablation="learned_non_causal", selector="learned"), "blind").selector == choices.selector
+    )
+
+
+def test_learned_choices_keep_one_memory_by_probability_with_no_filter_and_the_answer_effect():
+    choices = Choices.of(CMIConfig(selector="learned"), "paper")
+    assert (choices.budget, choices.prefer, choices.risk.name, choices.effect.name) == (
+        1,
+        "probability",
+        "none",
+        "answer",
+    )
+    assert choices.reads_history
+    named = Choices.of(CMIConfig(selector="learned", budget=2, risk_filter="evidence", effect="graded"), "blind")
+    assert (named.budget, named.risk.name, named.effect.name) == (2, "evidence", "graded")
+
+
+def test_a_selector_fitted_on_another_models_answers_gives_way_to_the_non_causal_one():
+    choices = Choices.of(CMIConfig(selector="learned"), "blind")
+    assert choices.selector is not None and choices.selector.causal
+    same = choices.for_model(str(choices.selector.response_model))
+    assert same is choices
+    other = choices.for_model("mockllm/model")
+    assert other.selector is not None and not other.selector.causal
+    assert other.ablation.name == "learned_non_causal"
+    assert other.selector_note is not None and "mockllm/model" in other.selector_note
+
+
+def test_a_causal_file_for_learned_non_causal_is_one_line(tmp_path):
+    from cmi_inspect.strategies.cmi.selector import shipped
+
+    path = tmp_path / "causal.json"
+    shipped("learned").save(path)
+    with pytest.raises(UserError, match="needs a selector that reads no intervention answer"):
+        Choices.of(CMIConfig(ablation="learned_non_causal", selector=str(path)), "blind")
+
+
+def test_the_threshold_rejects_below_it_and_names_the_probability():
+    choices = Choices.of(CMIConfig(selector="learned"), "paper")
+    assert choices.selector is not None
+    low, high = candidate("m1", 1), candidate("m2", 2)
+    low.probability, high.probability = choices.selector.threshold - 0.01, choices.selector.threshold
+    assert choices.rejection(high, None) is None
+    assert f"< threshold {choices.selector.threshold}" in (choices.rejection(low, None) or "")
+    decision = decide([low, high], {"m1": None, "m2": None}, "probability", 1)
+    assert decision.kept == ["m2"]

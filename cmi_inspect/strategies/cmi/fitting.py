@@ -1,0 +1,401 @@
+"""Fitting CMI's learned selector on logged CMI runs (``cmi-inspect fit-selector``).
+
+Each logged CMI sample gives one row per candidate: the features (``features``) computed
+from what the run measured, through the same function a running CMI calls, and the
+candidate's label, which the log's scored record holds. A logistic regression (scikit-learn)
+fits the rows of the training runs; its regularisation is chosen by cross-validation with
+whole conversations held out (``choose_c``), and the threshold below which CMI keeps no
+candidate on development runs (``choose_threshold``). Labels are read here only, to fit and
+to choose: a run on a ``test`` split is refused.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+import numpy as np
+from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
+
+from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata, conversation_of
+from cmi_inspect.causal_locomo.measures import selection_metrics
+from cmi_inspect.causal_locomo.view import key_to_memory_id, memory_view
+from cmi_inspect.errors import UserError
+from cmi_inspect.retrieval import Embedder, make_embedder
+from cmi_inspect.strategies.cmi.diagnostics import CMIDiagnostics, logged_diagnostics
+from cmi_inspect.strategies.cmi.features import (
+    FEATURES,
+    FeatureInputs,
+    feature_rows,
+    request_cosines,
+)
+from cmi_inspect.strategies.cmi.selector import SelectorFile
+
+C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
+"""Inverse regularisation strengths the cross-validation chooses from."""
+THRESHOLDS = tuple(round(t, 2) for t in np.arange(0.0, 0.96, 0.05))
+"""Probabilities the threshold is chosen from (0: always keep the top candidate)."""
+REFUSED_SPLIT = "test"
+
+
+@dataclass(frozen=True)
+class LoggedSample:
+    """One logged CMI sample: its candidates' features and labels, and what scores a choice."""
+
+    sample_id: str
+    conversation: str
+    keys: list[str]
+    """Candidate keys, in rank order."""
+    rows: list[dict[str, float]]
+    labels: list[str]
+    """Each candidate's label (useful, irrelevant, harmful)."""
+    memory_ids: list[str]
+    gold: list[str]
+    bad: list[str]
+    harmful: set[str]
+
+    @property
+    def useful(self) -> list[int]:
+        return [int(label == "useful") for label in self.labels]
+
+    def metrics(self, keep: int | None) -> dict[str, float]:
+        """Selection metrics when the candidate at index ``keep`` (None: none) is kept."""
+        chosen = [] if keep is None else [self.memory_ids[keep]]
+        return selection_metrics(chosen, self.gold, self.bad, self.harmful)
+
+
+def inputs_of(
+    sample: EvalSample, d: CMIDiagnostics, meta: CausalLocomoMetadata, cosines: dict[str, float]
+) -> FeatureInputs:
+    """The features' inputs for a logged sample, as its run had them: the bank as its
+    protocol showed it, the request and CMI's record."""
+    sessions = sorted(meta.past_sessions, key=lambda s: s.timestamp)
+    view = memory_view(
+        meta.example_id, meta.memory_bank, meta.protocol, [s.timestamp for s in sessions]
+    )
+    texts = {m.key: m.content for m in view}
+    return FeatureInputs(
+        request=sample_request(sample),
+        candidates=d.candidates,
+        texts={c.key: texts[c.key] for c in d.candidates},
+        bank=[m.content for m in view],
+        cosines=cosines,
+        answer_no_memory=d.answer_no_memory,
+        support_no_memory=d.support_no_memory,
+    )
+
+
+def sample_request(sample: EvalSample) -> str:
+    return sample.input if isinstance(sample.input, str) else sample.input[-1].text
+
+
+async def logged_sample(
+    sample: EvalSample, names: Sequence[str], embedder: Embedder
+) -> LoggedSample | None:
+    """The sample's candidates as rows of the named features (None: CMI did not choose it,
+    or it was not scored)."""
+    d = logged_diagnostics(sample)
+    if d is None or not d.candidates or not sample.scores:
+        return None
+    meta = sample.metadata_as(CausalLocomoMetadata)
+    sessions = sorted(meta.past_sessions, key=lambda s: s.timestamp)
+    view = memory_view(
+        meta.example_id, meta.memory_bank, meta.protocol, [s.timestamp for s in sessions]
+    )
+    texts = {m.key: m.content for m in view}
+    request = sample_request(sample)
+    cosines = await request_cosines(embedder, request, {c.key: texts[c.key] for c in d.candidates})
+    missing = [n for n in names if FEATURES[n].causal] if d.answer_no_memory is None else []
+    if missing:
+        raise UserError(
+            f"sample {sample.id}: CMI asked no intervention there, so the features "
+            f"{', '.join(missing)} cannot be computed; fit on a run of -S ablation=full."
+        )
+    rows = feature_rows(inputs_of(sample, d, meta, cosines), names)
+    ids = key_to_memory_id(meta.example_id, meta.memory_bank, meta.protocol)
+    labels = meta.labels
+    return LoggedSample(
+        sample_id=str(sample.id),
+        conversation=conversation_of(meta.example_id) or meta.example_id,
+        keys=[c.key for c in d.candidates],
+        rows=rows,
+        labels=[labels[ids[c.key]] for c in d.candidates],
+        memory_ids=[ids[c.key] for c in d.candidates],
+        gold=meta.gold_memory_ids,
+        bad=meta.bad_memory_ids,
+        harmful=meta.harmful_ids,
+    )
+
+
+def fitting_logs(log_dir: str | Path) -> list[EvalLog]:
+    """The logs of a folder (or one log file), headers only: a run on the ``test`` split is
+    refused, since nothing may be fitted or chosen on it."""
+    path = Path(log_dir)
+    if not path.exists():
+        raise UserError(f"{log_dir} does not exist: name a folder of CMI logs.")
+    found = [path.as_posix()] if path.is_file() else [i.name for i in list_eval_logs(str(path))]
+    logs = []
+    for location in found:
+        header = read_eval_log(location, header_only=True)
+        if header.eval.task_args.get("split") == REFUSED_SPLIT:
+            raise UserError(
+                f"{location} is a run on the test split: a selector is fitted on train and "
+                "chosen on dev, never on test."
+            )
+        logs.append(header)
+    if not logs:
+        raise UserError(f"No log in {log_dir}.")
+    return logs
+
+
+@dataclass(frozen=True)
+class LoggedRuns:
+    """The logged CMI samples of a folder as feature rows, and what the runs were."""
+
+    samples: list[LoggedSample]
+    model: str
+    """The response model of every run (a selector's causal features hold for one)."""
+    splits: list[str]
+    """The data splits the runs covered (``whole`` for a run of a whole data set)."""
+    data: list[str]
+    """The sha256 of each data file the runs read."""
+
+
+def load_samples(
+    log_dir: str | Path, names: Sequence[str], embedder_name: str = "e5"
+) -> LoggedRuns:
+    """Every logged CMI sample of a folder as rows of the named features (their cosines by
+    the named embedder)."""
+    embedder = make_embedder(embedder_name)
+    samples: list[LoggedSample] = []
+    models, splits, data = set(), set(), set()
+    for header in fitting_logs(log_dir):
+        log = read_eval_log(header.location)
+        models.add(log.eval.model)
+        splits.add(log.eval.task_args.get("split") or "whole")
+        data.add(str((log.eval.metadata or {}).get("data_sha256")))
+
+        async def rows(log: EvalLog = log) -> list[LoggedSample | None]:
+            return [await logged_sample(s, names, embedder) for s in log.samples or []]
+
+        samples += [s for s in anyio.run(rows) if s is not None]
+    if not samples:
+        raise UserError(f"No logged CMI sample with candidates in {log_dir}.")
+    if len(models) > 1:
+        raise UserError(f"{log_dir} holds runs of several models ({', '.join(sorted(models))}).")
+    return LoggedRuns(samples, models.pop(), sorted(splits), sorted(data))
+
+
+def matrix(samples: Iterable[LoggedSample], names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    rows = [(r, y) for s in samples for r, y in zip(s.rows, s.useful, strict=True)]
+    x = np.array([[r[n] for n in names] for r, _ in rows], dtype=float)
+    return x, np.array([y for _, y in rows], dtype=int)
+
+
+def fit(
+    samples: Sequence[LoggedSample],
+    names: Sequence[str],
+    c: float,
+    response_model: str,
+    embedder: str = "e5",
+) -> SelectorFile:
+    """A logistic regression on standardised features, with threshold 0 until one is chosen
+    (``response_model``: the model whose answers the rows' causal features came from)."""
+    from sklearn.linear_model import LogisticRegression
+
+    x, y = matrix(samples, names)
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale == 0] = 1.0
+    model = LogisticRegression(C=c, max_iter=5000).fit((x - mean) / scale, y)
+    causal = any(FEATURES[n].causal for n in names)
+    return SelectorFile(
+        name="learned" if causal else "learned_non_causal",
+        causal=causal,
+        features=list(names),
+        mean=[float(v) for v in mean],
+        scale=[float(v) for v in scale],
+        coef=[float(v) for v in model.coef_[0]],
+        intercept=float(model.intercept_[0]),
+        threshold=0.0,
+        embedder=embedder,
+        response_model=response_model if causal else None,
+    )
+
+
+def candidate_losses(selector: SelectorFile, samples: Iterable[LoggedSample]) -> list[float]:
+    """Each candidate's negative log-likelihood of its label under the selector."""
+    losses = []
+    for s in samples:
+        for row, y in zip(s.rows, s.useful, strict=True):
+            p = min(max(selector.probability(row), 1e-9), 1 - 1e-9)
+            losses.append(-math.log(p if y else 1 - p))
+    return losses
+
+
+def choose_c(
+    samples: Sequence[LoggedSample], names: Sequence[str], grid: Sequence[float] = C_GRID
+) -> tuple[float, dict[float, float]]:
+    """The C of the lowest held-out log loss, each conversation held out in turn, and the
+    loss of every C."""
+    conversations = sorted({s.conversation for s in samples})
+    if len(conversations) < 2:
+        raise UserError("cross-validation by conversation needs runs of two conversations or more")
+    losses = {}
+    for c in grid:
+        held_out = []
+        for conversation in conversations:
+            train = [s for s in samples if s.conversation != conversation]
+            test = [s for s in samples if s.conversation == conversation]
+            held_out += candidate_losses(fit(train, names, c, "cross-validation"), test)
+        losses[c] = statistics.mean(held_out)
+    return min(grid, key=lambda c: (losses[c], -c)), losses
+
+
+def kept(selector: SelectorFile, sample: LoggedSample, threshold: float) -> int | None:
+    """The candidate the selector keeps: the most probable, when it reaches ``threshold``."""
+    p = [selector.probability(r) for r in sample.rows]
+    best = max(range(len(p)), key=lambda i: (p[i], -i))
+    return best if p[best] >= threshold else None
+
+
+def selection(
+    selector: SelectorFile, samples: Iterable[LoggedSample], threshold: float
+) -> dict[str, float]:
+    """Mean selection metrics of the selector's choices at ``threshold``."""
+    found = [s.metrics(kept(selector, s, threshold)) for s in samples]
+    return {k: statistics.mean(m[k] for m in found) for k in found[0]}
+
+
+def objective(metrics: dict[str, float]) -> float:
+    """What the threshold maximises on development runs: useful F1 less poison adoption."""
+    return metrics["useful_f1"] - metrics["poison_adoption"]
+
+
+def choose_threshold(
+    selector: SelectorFile, samples: Sequence[LoggedSample], grid: Sequence[float] = THRESHOLDS
+) -> tuple[float, dict[float, dict[str, float]]]:
+    """The threshold of the highest ``objective`` (ties: the lowest), and every one's metrics."""
+    table = {t: selection(selector, samples, t) for t in grid}
+    return max(grid, key=lambda t: (objective(table[t]), -t)), table
+
+
+def held_out_samples(
+    samples: Sequence[LoggedSample], names: Sequence[str], c: float
+) -> list[tuple[SelectorFile, LoggedSample]]:
+    """Each sample with a selector fitted on the other conversations' samples."""
+    out = []
+    for conversation in sorted({s.conversation for s in samples}):
+        train = [s for s in samples if s.conversation != conversation]
+        selector = fit(train, names, c, "cross-validation")
+        out += [(selector, s) for s in samples if s.conversation == conversation]
+    return out
+
+
+def choose_threshold_held_out(
+    samples: Sequence[LoggedSample], names: Sequence[str], c: float
+) -> tuple[float, dict[float, dict[str, float]]]:
+    """``choose_threshold`` on the training samples' held-out probabilities (each
+    conversation's from a selector fitted on the others), for a fit with no development run."""
+    pairs = held_out_samples(samples, names, c)
+    table = {}
+    for t in THRESHOLDS:
+        found = [s.metrics(kept(selector, s, t)) for selector, s in pairs]
+        table[t] = {k: statistics.mean(m[k] for m in found) for k in found[0]}
+    return max(THRESHOLDS, key=lambda t: (objective(table[t]), -t)), table
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """A fitted selector and the tables its settings were chosen from."""
+
+    selector: SelectorFile
+    losses: dict[float, float]
+    """Held-out log loss by C."""
+    thresholds: dict[float, dict[str, float]]
+    """Selection metrics by threshold, on the development runs (or held out)."""
+
+    def report(self) -> str:
+        s = self.selector
+        lines = [
+            f"{s.name}: {len(s.features)} features, C {s.fitted_on['C']}, threshold "
+            f"{s.threshold} (chosen on {s.fitted_on['threshold_chosen_on']})",
+            "",
+            "| C | held-out log loss (by conversation) |",
+            "| --- | --- |",
+            *(f"| {c} | {loss:.4f} |" for c, loss in self.losses.items()),
+            "",
+            "| threshold | useful F1 | poison adoption | F1 - poison | memories kept |",
+            "| --- | --- | --- | --- | --- |",
+        ]
+        for t, m in self.thresholds.items():
+            lines.append(
+                f"| {t} | {m['useful_f1']:.3f} | {m['poison_adoption']:.3f} "
+                f"| {objective(m):.3f} | {m['n_selected']:.2f} |"
+            )
+        lines += ["", "| feature | coefficient (standardised) |", "| --- | --- |"]
+        lines += [f"| {f} | {c:+.3f} |" for f, c in zip(s.features, s.coef, strict=True)]
+        return "\n".join(lines)
+
+
+def fit_from_logs(
+    train_dir: str | Path,
+    dev_dir: str | Path | None = None,
+    causal: bool = True,
+    embedder: str = "e5",
+) -> Fitted:
+    """A selector fitted on a training run's logs (``fit_runs``), with every feature or
+    with those that read no intervention answer."""
+    from cmi_inspect.strategies.cmi.features import CAUSAL, NON_CAUSAL
+
+    names = CAUSAL if causal else NON_CAUSAL
+    train = load_samples(train_dir, names, embedder)
+    dev = load_samples(dev_dir, names, embedder) if dev_dir is not None else None
+    return fit_runs(train, dev, names, embedder)
+
+
+def fit_runs(
+    runs: LoggedRuns, dev_runs: LoggedRuns | None, names: Sequence[str], embedder: str = "e5"
+) -> Fitted:
+    """A selector of the named features fitted on the training runs: C chosen by
+    cross-validation over the conversations of the training (and development) runs, the
+    threshold on the development runs, or on the training runs' held-out probabilities when
+    there are none."""
+    causal = any(FEATURES[n].causal for n in names)
+    train, model = runs.samples, runs.model
+    dev = dev_runs.samples if dev_runs is not None else []
+    if dev_runs is not None:
+        if causal and dev_runs.model != model:
+            raise UserError(
+                f"the training runs are {model}'s, the development runs {dev_runs.model}'s"
+            )
+        shared = {s.conversation for s in train} & {s.conversation for s in dev}
+        if shared:
+            raise UserError(
+                f"training and development runs share conversations ({', '.join(sorted(shared))})"
+            )
+    c, losses = choose_c([*train, *dev], names)
+    selector = fit(train, names, c, model, embedder)
+    if dev:
+        threshold, table = choose_threshold(selector, dev)
+    else:
+        threshold, table = choose_threshold_held_out(train, names, c)
+    fitted_on = {
+        "response_model": model,
+        "data_sha256": runs.data,
+        "splits": runs.splits,
+        "development_splits": dev_runs.splits if dev_runs else [],
+        "samples": len(train),
+        "candidates": sum(len(s.rows) for s in train),
+        "conversations": sorted({s.conversation for s in train}),
+        "development_conversations": sorted({s.conversation for s in dev}),
+        "C": c,
+        "threshold_chosen_on": "development runs" if dev else "training runs, held out",
+        "objective": "useful F1 - poison adoption",
+    }
+    final = selector.model_copy(update={"threshold": threshold, "fitted_on": fitted_on})
+    return Fitted(SelectorFile.model_validate(final.model_dump()), losses, table)

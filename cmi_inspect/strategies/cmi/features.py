@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from cmi_inspect.causal_locomo.negation import NEGATOR
 from cmi_inspect.retrieval import Embedder
 from cmi_inspect.strategies.cmi.diagnostics import Candidate
 from cmi_inspect.strategies.cmi.evidence import Support
@@ -173,6 +174,12 @@ def _answer_agreement(x: FeatureInputs, c: Candidate) -> float:
     return max(found, default=0.0)
 
 
+def _answer_denies(x: FeatureInputs, c: Candidate) -> float:
+    """Whether its answer holds a negator the request does not: the memory made the model
+    take something back rather than answer (``negation.NEGATOR``)."""
+    return float(bool(NEGATOR.search(c.answer_with or "")) and not NEGATOR.search(x.request))
+
+
 def _answer_from_memory(x: FeatureInputs, c: Candidate) -> float:
     """Share of its answer's own words (not the request's) that its memory holds."""
     mine = words(c.answer_with) - words(x.request)
@@ -200,6 +207,7 @@ FEATURES: dict[str, Feature] = {
         Feature("answer_changed", _answer_changed, causal=True),
         Feature("perturbed_changed", _perturbed_changed, causal=True),
         Feature("answer_agreement", _answer_agreement, causal=True),
+        Feature("answer_denies", _answer_denies, causal=True),
         Feature("answer_from_memory", _answer_from_memory, causal=True),
     )
 }

@@ -68,29 +68,32 @@ class LoggedSample:
         return selection_metrics(chosen, self.gold, self.bad, self.harmful)
 
 
-def inputs_of(
-    sample: EvalSample, d: CMIDiagnostics, meta: CausalLocomoMetadata, cosines: dict[str, float]
+def sample_request(sample: EvalSample) -> str:
+    return sample.input if isinstance(sample.input, str) else sample.input[-1].text
+
+
+async def logged_inputs(
+    sample: EvalSample, d: CMIDiagnostics, meta: CausalLocomoMetadata, embedder: Embedder
 ) -> FeatureInputs:
-    """The features' inputs for a logged sample, as its run had them: the bank as its
-    protocol showed it, the request and CMI's record."""
+    """The features' inputs for a logged sample as its run had them: the bank as its
+    protocol showed it, the request, CMI's record, and the candidates' cosines to the
+    request by ``embedder``."""
     sessions = sorted(meta.past_sessions, key=lambda s: s.timestamp)
     view = memory_view(
         meta.example_id, meta.memory_bank, meta.protocol, [s.timestamp for s in sessions]
     )
-    texts = {m.key: m.content for m in view}
+    bank = {m.key: m.content for m in view}
+    request = sample_request(sample)
+    texts = {c.key: bank[c.key] for c in d.candidates}
     return FeatureInputs(
-        request=sample_request(sample),
+        request=request,
         candidates=d.candidates,
-        texts={c.key: texts[c.key] for c in d.candidates},
-        bank=[m.content for m in view],
-        cosines=cosines,
+        texts=texts,
+        bank=list(bank.values()),
+        cosines=await request_cosines(embedder, request, texts),
         answer_no_memory=d.answer_no_memory,
         support_no_memory=d.support_no_memory,
     )
-
-
-def sample_request(sample: EvalSample) -> str:
-    return sample.input if isinstance(sample.input, str) else sample.input[-1].text
 
 
 async def logged_sample(
@@ -101,21 +104,14 @@ async def logged_sample(
     d = logged_diagnostics(sample)
     if d is None or not d.candidates or not sample.scores:
         return None
-    meta = sample.metadata_as(CausalLocomoMetadata)
-    sessions = sorted(meta.past_sessions, key=lambda s: s.timestamp)
-    view = memory_view(
-        meta.example_id, meta.memory_bank, meta.protocol, [s.timestamp for s in sessions]
-    )
-    texts = {m.key: m.content for m in view}
-    request = sample_request(sample)
-    cosines = await request_cosines(embedder, request, {c.key: texts[c.key] for c in d.candidates})
-    missing = [n for n in names if FEATURES[n].causal] if d.answer_no_memory is None else []
-    if missing:
+    causal = [n for n in names if FEATURES[n].causal]
+    if causal and d.answer_no_memory is None:
         raise UserError(
             f"sample {sample.id}: CMI asked no intervention there, so the features "
-            f"{', '.join(missing)} cannot be computed; fit on a run of -S ablation=full."
+            f"{', '.join(causal)} cannot be computed; fit on a run of -S ablation=full."
         )
-    rows = feature_rows(inputs_of(sample, d, meta, cosines), names)
+    meta = sample.metadata_as(CausalLocomoMetadata)
+    rows = feature_rows(await logged_inputs(sample, d, meta, embedder), names)
     ids = key_to_memory_id(meta.example_id, meta.memory_bank, meta.protocol)
     labels = meta.labels
     return LoggedSample(

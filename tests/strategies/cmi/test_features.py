@@ -3,6 +3,8 @@ relative to the other candidates, and what the intervention answers say."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from cmi_inspect.strategies.cmi.diagnostics import Candidate
 from cmi_inspect.strategies.cmi.evidence import Support
@@ -115,6 +117,15 @@ def test_causal_features_read_the_answers_and_their_support():
     assert first["perturbed_changed"] == 0.0 and second["perturbed_changed"] == 1.0
     assert first["answer_from_memory"] == 1.0  # "comet" is the answer's own word, in m1
     assert first["answer_agreement"] == 0.0  # Comet and Rocket say different things
+    assert first["answer_denies"] == second["answer_denies"] == 0.0
+
+
+def test_an_answer_that_takes_something_back_denies():
+    denial = candidate("m1", 1, 0.9, "His name was never Comet.")
+    x = inputs([denial, candidate("m2", 2, 0.4, "Rocket.")])
+    assert [r["answer_denies"] for r in feature_rows(x, ["answer_denies"])] == [1.0, 0.0]
+    asked_negatively = replace(x, request="Which dog does Priya not own?")
+    assert feature_rows(asked_negatively, ["answer_denies"])[0]["answer_denies"] == 0.0
 
 
 def test_the_feature_sets_split_on_whether_they_read_answers():

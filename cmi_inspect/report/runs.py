@@ -4,19 +4,22 @@ Everything comes from the logs: the headline means and standard errors from
 each log's own metrics, costs and CMI's candidates from its samples, and the
 memory labels from each sample's metadata (scorers' data, never shown to a
 blind strategy). Unreadable logs, other tasks and unfinished runs are named
-in notes instead of stopping the report.
+in notes instead of stopping the report. A folder may hold symbolic links to
+logs kept elsewhere (a selection of runs to table together): they are followed.
 """
 
 from __future__ import annotations
 
 import math
+import os
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from inspect_ai.event import ModelEvent
-from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
+from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
 from cmi_inspect.causal_locomo import reference
 from cmi_inspect.causal_locomo.data import CAUSAL_LOCOMO_SHA256
@@ -303,22 +306,50 @@ def summarise(log: EvalLog, name: str) -> Run:
     )
 
 
+JSON_LOG = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}.*\.json$")
+"""A log in Inspect's JSON format: named from its timestamp (``logs.json`` is not a log)."""
+
+
+def is_log_name(name: str) -> bool:
+    """Whether a file's name is that of an Inspect log, by Inspect's own rule."""
+    return name.endswith(".eval") or JSON_LOG.match(name) is not None
+
+
+def log_files(log_dir: str) -> list[str]:
+    """Every Inspect log under ``log_dir``, symbolic links to files or folders followed
+    (Inspect's ``list_eval_logs`` passes them over), each file once however many paths
+    lead to it, by the first path found."""
+    folders: set[str] = set()
+    found: dict[str, str] = {}
+    for root, dirs, files in os.walk(log_dir, followlinks=True):
+        if os.path.realpath(root) in folders:  # a link back up the tree
+            dirs[:] = []
+            continue
+        folders.add(os.path.realpath(root))
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            if is_log_name(name) and os.path.isfile(path):
+                found.setdefault(os.path.realpath(path), path)
+    return list(found.values())
+
+
 def read_runs(log_dir: str) -> tuple[list[Run], list[str]]:
     """A summary of each usable log (the newest per data set, strategy, model, protocol,
     scoring and judge), and notes."""
     found: dict[tuple[Any, ...], list[tuple[str, str, Run]]] = defaultdict(list)
     notes: list[str] = []
-    for info in list_eval_logs(log_dir):
-        name = Path(info.name).name
+    for path in log_files(log_dir):
+        name = Path(path).name
         try:
-            header = read_eval_log(info.name, header_only=True)
+            header = read_eval_log(path, header_only=True)
             if not is_causal_locomo(header.eval):
                 notes.append(f"{name}: task {header.eval.task!r} is not {TASK_NAME}; skipped")
                 continue
             if header.status != "success":
                 notes.append(f"{name}: status {header.status!r}; skipped")
                 continue
-            run = summarise(read_eval_log(info.name), name)
+            run = summarise(read_eval_log(path), name)
         except Exception as ex:  # a damaged file must not hide the others
             notes.append(f"{name}: unreadable ({type(ex).__name__}: {ex}); skipped")
             continue

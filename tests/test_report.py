@@ -189,7 +189,8 @@ def test_markdown_json_and_figures(log_dir, tmp_path):
     assert table3["useful"]["stability"] == pytest.approx(0.1)
     assert (table3["irrelevant"]["candidates"], table3["irrelevant"]["utility"]) == (4, 0.0)
     assert (table3["harmful"]["candidates"], table3["harmful"]["utility"]) == (1, 0.0)
-    for png in ("accuracy_robustness.png", "utility_by_label.png"):
+    assert rows[GRAPH]["wall_clock"] is not None and rows[GRAPH]["provenance"]["command"].startswith("inspect eval ")
+    for png in ("accuracy_robustness.png", "utility_by_label.png", "poison_by_kind.png", "accuracy_cost.png"):
         with Image.open(tmp_path / png) as image:
             image.verify()
             assert image.format == "PNG" and image.size[0] > 300

@@ -13,8 +13,10 @@ from __future__ import annotations
 import math
 import os
 import re
+import shlex
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,8 @@ from cmi_inspect.report.stats import Mean
 from cmi_inspect.strategies import STRATEGIES
 from cmi_inspect.strategies.base import MemorySelection
 
+PACKAGE = "cmi-inspect"
+"""This package's distribution name, as a log's ``packages`` records its version."""
 ALIAS_JUDGE = "alias match"
 """The judge of a run with no grader role: the offline alias match (``judge.alias_verdict``)."""
 SCORE_KEYS = ("score", "success")
@@ -68,6 +72,26 @@ class DataSet:
         """The whole release, as the paper ran it: every family, the published file."""
         release = ("release", CAUSAL_LOCOMO_SHA256, ())
         return (self.name, self.sha256, self.task_families) == release
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """How a run can be made again and what made it, from its log's header."""
+
+    command: str
+    """The ``inspect eval`` command that runs it again (``command_of``)."""
+    started: str
+    completed: str
+    inspect_ai: str
+    """The versions of Inspect and of this package that ran it."""
+    package: str
+    revision: str
+    """The git commit it ran at (``+dirty`` with uncommitted changes), when in a checkout."""
+    task_version: str
+    tokens: dict[str, tuple[int, int]]
+    """Input and output tokens by model, the grader's included."""
+    cost: float | None = None
+    """What the calls cost, where the provider reports it."""
 
 
 @dataclass
@@ -108,6 +132,14 @@ class Run:
     epochs: int = 1
     whole_dataset: bool = True
     """Whether the run covered every example of its data (no ``--limit`` or ``--sample-id``)."""
+    wall_clock: float = math.nan
+    """Seconds from the run's start to its end, as its log records them."""
+    provenance: Provenance | None = None
+
+    @property
+    def tokens_per_sample(self) -> float:
+        """Model tokens a sample spent, input and output."""
+        return self.input_tokens + self.output_tokens
 
     @property
     def setting(self) -> str:
@@ -267,6 +299,71 @@ def covers_dataset(log: EvalLog) -> bool:
     return log.eval.config.limit is None and not log.eval.config.sample_id
 
 
+def wall_clock(log: EvalLog) -> float:
+    """Seconds from the log's start to its completion (nan when it records neither)."""
+    start, end = log.stats.started_at, log.stats.completed_at
+    if not start or not end:
+        return math.nan
+    return (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
+
+
+def _argument(value: Any) -> str:
+    """A task, solver or model argument as a command line writes it."""
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _options(flag: str, args: dict[str, Any]) -> list[str]:
+    return [
+        f"{flag} {shlex.quote(f'{k}={_argument(v)}')}" for k, v in args.items() if v is not None
+    ]
+
+
+def command_of(log: EvalLog) -> str:
+    """The ``inspect eval`` command that makes the logged run again: its task, solver and
+    their arguments, model, model arguments and roles, sample limit and epochs (however it
+    was started, ``cmi-inspect run`` included; settings that change no result, such as the
+    cache or timeouts, left out)."""
+    spec, step = log.eval, log.plan.steps[-1]
+    task = spec.task_file or spec.task_registry_name or TASK_NAME
+    words = ["inspect eval", shlex.quote(task), "--solver", shlex.quote(spec.solver or step.solver)]
+    words += _options("-S", spec.solver_args_passed or step.params_passed or {})
+    words += _options("-T", spec.task_args_passed or {})
+    words += ["--model", shlex.quote(spec.model), *_options("-M", spec.model_args or {})]
+    for role, config in (spec.model_roles or {}).items():
+        models = ",".join(c.model for c in (config if isinstance(config, list) else [config]))
+        words.append(f"--model-role {shlex.quote(f'{role}={models}')}")
+    limit = spec.config.limit
+    if limit is not None:
+        words.append(
+            f"--limit {limit[0] + 1}-{limit[1]}"
+            if isinstance(limit, tuple | list)
+            else f"--limit {limit}"
+        )
+    if (spec.config.epochs or 1) > 1:
+        words.append(f"--epochs {spec.config.epochs}")
+    return " ".join(words)
+
+
+def provenance(log: EvalLog) -> Provenance:
+    """What the log says of how its run was made (``Provenance``)."""
+    spec, revision = log.eval, log.eval.revision
+    usage = log.stats.model_usage
+    costs = [u.total_cost for u in usage.values() if u.total_cost is not None]
+    return Provenance(
+        command=command_of(log),
+        started=log.stats.started_at,
+        completed=log.stats.completed_at,
+        inspect_ai=spec.packages.get("inspect_ai", "not recorded"),
+        package=spec.packages.get(PACKAGE, "not recorded"),
+        revision=(revision.commit + ("+dirty" if revision.dirty else "")) if revision else "",
+        task_version=str(spec.task_version),
+        tokens={m: (u.input_tokens, u.output_tokens) for m, u in usage.items()},
+        cost=sum(costs) if costs else None,
+    )
+
+
 def summarise(log: EvalLog, name: str) -> Run:
     all_samples = log.samples or []
     samples = [s for s in all_samples if s.error is None and s.scores]
@@ -303,6 +400,8 @@ def summarise(log: EvalLog, name: str) -> Run:
         scoring=str(args.get("scoring") or (shown.scoring if shown else "paper")),
         epochs=log.eval.config.epochs or 1,
         whole_dataset=covers_dataset(log),
+        wall_clock=wall_clock(log),
+        provenance=provenance(log),
     )
 
 

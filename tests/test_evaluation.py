@@ -12,7 +12,7 @@ from cmi_inspect.causal_locomo import reference
 from cmi_inspect.causal_locomo.data import CAUSAL_LOCOMO_SHA256
 from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.report import build_report
-from cmi_inspect.report.evaluation import duration, evaluation_report, score_table
+from cmi_inspect.report.evaluation import difference, duration, evaluation_report, score_table
 from cmi_inspect.report.runs import DataSet, Run, command_of, read_runs
 from cmi_inspect.report.stats import Mean
 from cmi_inspect.strategies.solvers import cmi, vector_memory
@@ -50,6 +50,11 @@ def test_the_papers_figure_and_the_difference_stand_beside_runs_on_its_settings_
     table = rows(score_table(runs))
     assert table[0][3:] == ["release", "0.737", f"{paper:.3f}", f"{0.737 - paper:+.3f}", "0.030", "87", "12 min 15 s"]
     assert [r[5:7] for r in table[1:]] == [["-", ""]] * 3
+
+
+def test_a_difference_is_signed_and_never_negative_zero():
+    assert [difference(Mean(m, 0.0, 1), 0.469) for m in (0.4689, 0.5, 0.4)] == ["+0.000", "+0.031", "-0.069"]
+    assert difference(Mean(0.5, 0.0, 1), None) == ""
 
 
 def test_durations_read_as_people_say_them():

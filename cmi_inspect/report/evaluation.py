@@ -27,10 +27,11 @@ COMPARED = (
 
 
 def difference(ours: Mean, theirs: float | None) -> str:
-    """Ours minus the reference, signed ('' without a reference)."""
+    """Ours minus the reference, signed, to the reference's three decimals ('' without a
+    reference; a difference that rounds to nothing is +0.000, never -0.000)."""
     if theirs is None or math.isnan(ours.mean):
         return ""
-    return f"{ours.mean - theirs:+.3f}"
+    return f"{round(ours.mean - theirs, 3) + 0.0:+.3f}"
 
 
 def duration(seconds: float) -> str:

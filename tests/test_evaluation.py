@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import shlex
 
 import pytest
 from cmi_inspect.causal_locomo import reference
@@ -13,11 +12,10 @@ from cmi_inspect.causal_locomo.data import CAUSAL_LOCOMO_SHA256
 from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.report import build_report
 from cmi_inspect.report.evaluation import difference, duration, evaluation_report, score_table
-from cmi_inspect.report.runs import DataSet, Run, command_of, read_runs
+from cmi_inspect.report.runs import DataSet, Run, read_runs
 from cmi_inspect.report.stats import Mean
 from cmi_inspect.strategies.solvers import cmi, vector_memory
 from inspect_ai import eval as inspect_eval
-from inspect_ai.log import read_eval_log
 
 from conftest import SYNTHETIC, mock_model
 
@@ -76,17 +74,6 @@ def log_dir(tmp_path_factory):
     return path
 
 
-def test_each_runs_command_names_its_task_solver_arguments_model_and_limit(log_dir):
-    commands = sorted(command_of(read_eval_log(str(p), header_only=True)) for p in log_dir.glob("*.eval"))
-    data = shlex.quote(f"data_file={SYNTHETIC}")
-    task = "cmi_inspect/causal_locomo/task.py"  # as the test imported it: the package's task file
-    assert [c.split(" ", 3)[3] for c in commands] == [
-        f"--solver cmi -S k=4 -T protocol=blind -T {data} --model mockllm/model --limit 2",
-        f"--solver vector_memory -S embedder=hashing -T protocol=blind -T {data} --model mockllm/model --limit 2",
-    ]
-    assert all(c.startswith("inspect eval ") and c.split()[2].endswith(task) for c in commands)
-
-
 def test_the_report_reads_dates_versions_and_tokens_from_the_logs(log_dir, tmp_path):
     runs, _ = read_runs(str(log_dir))
     text = evaluation_report(runs, str(log_dir))
@@ -99,36 +86,3 @@ def test_the_report_reads_dates_versions_and_tokens_from_the_logs(log_dir, tmp_p
     assert f"  {made.command}\n" in text and f"task version {made.task_version}" in text
     assert build_report(str(log_dir), out=tmp_path, evaluation=True) == text
     assert (tmp_path / "evaluation_report.md").read_text() == text
-
-
-@pytest.mark.slow  # cmi-inspect run, then inspect eval, in subprocesses (about 40 s)
-def test_a_runs_command_makes_the_same_run_again_from_another_folder(tmp_path):
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    from inspect_ai.log import list_eval_logs
-
-    bin_dir = Path(sys.executable).parent
-    run = ["run", str(tmp_path / "run"), "--strategies", "vector_memory", "--guard", "--model", "fixed_latency/0"]
-    data = ["-T", "protocol=blind", "-T", f"data_file={SYNTHETIC}"]
-    subprocess.run([str(bin_dir / "cmi-inspect"), *run, *data], check=True, capture_output=True, timeout=600)
-    logs = [read_eval_log(i.name) for i in list_eval_logs(str(tmp_path / "run"))]
-    [first] = [log for log in logs if "guard" in log.eval.task]
-    command = shlex.split(command_of(first))
-    assert command[:4] == ["inspect", "eval", "cmi_inspect/causal_locomo", "--solver"]
-    again = ["--log-dir", str(tmp_path / "again"), "--display", "none"]
-    subprocess.run(
-        [str(bin_dir / "inspect"), *command[1:], *again], check=True, capture_output=True, timeout=600, cwd=tmp_path
-    )
-    [log] = [read_eval_log(i.name) for i in list_eval_logs(str(tmp_path / "again"))]
-    assert (
-        log.status == "success" and log.eval.task == first.eval.task == "causal_locomo: vector_memory + guard (blind)"
-    )
-    assert log.plan.steps[-1].solver == first.plan.steps[-1].solver == "cmi_inspect/vector_memory"
-    assert log.plan.steps[-1].params_passed == first.plan.steps[-1].params_passed == {"guard": "evidence"}
-
-    def picks(log):
-        return {s.id: s.store.get("MemorySelection:selected") for s in log.samples or []}
-
-    assert picks(log) == picks(first) and len(picks(first)) == 3

@@ -1,6 +1,7 @@
 """Turn a directory of Causal-LoCoMo logs into the paper's tables and figures.
 
-``runs`` reads the logs, ``stats`` holds the mean and its standard error,
+``runs`` reads the logs (``logs`` lists them, ``provenance`` says how each run was made),
+``stats`` holds the mean and its standard error,
 ``tables`` and ``figures`` render them, ``evaluation`` writes the register's evaluation
 report. Nothing but the logs is read.
 """

@@ -5,18 +5,15 @@ each log's own metrics, costs and CMI's candidates from its samples, and the
 memory labels from each sample's metadata (scorers' data, never shown to a
 blind strategy). Unreadable logs, other tasks and unfinished runs are named
 in notes instead of stopping the report. A folder may hold symbolic links to
-logs kept elsewhere (a selection of runs to table together): they are followed.
+logs kept elsewhere (a selection of runs to table together): they are followed
+(``logs``).
 """
 
 from __future__ import annotations
 
 import math
-import os
-import re
-import shlex
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,12 +27,12 @@ from cmi_inspect.causal_locomo.log_tags import TASK_NAME, is_causal_locomo, stra
 from cmi_inspect.causal_locomo.log_tags import strategy_label as plan_label
 from cmi_inspect.causal_locomo.protocol import logged_protocol
 from cmi_inspect.causal_locomo.view import key_to_memory_id
+from cmi_inspect.report.logs import log_files
+from cmi_inspect.report.provenance import Provenance, provenance, wall_clock
 from cmi_inspect.report.stats import Mean
 from cmi_inspect.strategies import STRATEGIES
 from cmi_inspect.strategies.base import MemorySelection
 
-PACKAGE = "cmi-inspect"
-"""This package's distribution name, as a log's ``packages`` records its version."""
 ALIAS_JUDGE = "alias match"
 """The judge of a run with no grader role: the offline alias match (``judge.alias_verdict``)."""
 SCORE_KEYS = ("score", "success")
@@ -72,26 +69,6 @@ class DataSet:
         """The whole release, as the paper ran it: every family, the published file."""
         release = ("release", CAUSAL_LOCOMO_SHA256, ())
         return (self.name, self.sha256, self.task_families) == release
-
-
-@dataclass(frozen=True)
-class Provenance:
-    """How a run can be made again and what made it, from its log's header."""
-
-    command: str
-    """The ``inspect eval`` command that runs it again (``command_of``)."""
-    started: str
-    completed: str
-    inspect_ai: str
-    """The versions of Inspect and of this package that ran it."""
-    package: str
-    revision: str
-    """The git commit it ran at (``+dirty`` with uncommitted changes), when in a checkout."""
-    task_version: str
-    tokens: dict[str, tuple[int, int]]
-    """Input and output tokens by model, the grader's included."""
-    cost: float | None = None
-    """What the calls cost, where the provider reports it."""
 
 
 @dataclass
@@ -299,71 +276,6 @@ def covers_dataset(log: EvalLog) -> bool:
     return log.eval.config.limit is None and not log.eval.config.sample_id
 
 
-def wall_clock(log: EvalLog) -> float:
-    """Seconds from the log's start to its completion (nan when it records neither)."""
-    start, end = log.stats.started_at, log.stats.completed_at
-    if not start or not end:
-        return math.nan
-    return (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
-
-
-def _argument(value: Any) -> str:
-    """A task, solver or model argument as a command line writes it."""
-    if isinstance(value, list | tuple):
-        return ",".join(str(v) for v in value)
-    return str(value).lower() if isinstance(value, bool) else str(value)
-
-
-def _options(flag: str, args: dict[str, Any]) -> list[str]:
-    return [
-        f"{flag} {shlex.quote(f'{k}={_argument(v)}')}" for k, v in args.items() if v is not None
-    ]
-
-
-def command_of(log: EvalLog) -> str:
-    """The ``inspect eval`` command that makes the logged run again: its task, solver and
-    their arguments, model, model arguments and roles, sample limit and epochs (however it
-    was started, ``cmi-inspect run`` included; settings that change no result, such as the
-    cache or timeouts, left out)."""
-    spec, step = log.eval, log.plan.steps[-1]
-    task = spec.task_file or spec.task_registry_name or TASK_NAME
-    words = ["inspect eval", shlex.quote(task), "--solver", shlex.quote(spec.solver or step.solver)]
-    words += _options("-S", spec.solver_args_passed or step.params_passed or {})
-    words += _options("-T", spec.task_args_passed or {})
-    words += ["--model", shlex.quote(spec.model), *_options("-M", spec.model_args or {})]
-    for role, config in (spec.model_roles or {}).items():
-        models = ",".join(c.model for c in (config if isinstance(config, list) else [config]))
-        words.append(f"--model-role {shlex.quote(f'{role}={models}')}")
-    limit = spec.config.limit
-    if limit is not None:
-        words.append(
-            f"--limit {limit[0] + 1}-{limit[1]}"
-            if isinstance(limit, tuple | list)
-            else f"--limit {limit}"
-        )
-    if (spec.config.epochs or 1) > 1:
-        words.append(f"--epochs {spec.config.epochs}")
-    return " ".join(words)
-
-
-def provenance(log: EvalLog) -> Provenance:
-    """What the log says of how its run was made (``Provenance``)."""
-    spec, revision = log.eval, log.eval.revision
-    usage = log.stats.model_usage
-    costs = [u.total_cost for u in usage.values() if u.total_cost is not None]
-    return Provenance(
-        command=command_of(log),
-        started=log.stats.started_at,
-        completed=log.stats.completed_at,
-        inspect_ai=spec.packages.get("inspect_ai", "not recorded"),
-        package=spec.packages.get(PACKAGE, "not recorded"),
-        revision=(revision.commit + ("+dirty" if revision.dirty else "")) if revision else "",
-        task_version=str(spec.task_version),
-        tokens={m: (u.input_tokens, u.output_tokens) for m, u in usage.items()},
-        cost=sum(costs) if costs else None,
-    )
-
-
 def summarise(log: EvalLog, name: str) -> Run:
     all_samples = log.samples or []
     samples = [s for s in all_samples if s.error is None and s.scores]
@@ -403,34 +315,6 @@ def summarise(log: EvalLog, name: str) -> Run:
         wall_clock=wall_clock(log),
         provenance=provenance(log),
     )
-
-
-JSON_LOG = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}.*\.json$")
-"""A log in Inspect's JSON format: named from its timestamp (``logs.json`` is not a log)."""
-
-
-def is_log_name(name: str) -> bool:
-    """Whether a file's name is that of an Inspect log, by Inspect's own rule."""
-    return name.endswith(".eval") or JSON_LOG.match(name) is not None
-
-
-def log_files(log_dir: str) -> list[str]:
-    """Every Inspect log under ``log_dir``, symbolic links to files or folders followed
-    (Inspect's ``list_eval_logs`` passes them over), each file once however many paths
-    lead to it, by the first path found."""
-    folders: set[str] = set()
-    found: dict[str, str] = {}
-    for root, dirs, files in os.walk(log_dir, followlinks=True):
-        if os.path.realpath(root) in folders:  # a link back up the tree
-            dirs[:] = []
-            continue
-        folders.add(os.path.realpath(root))
-        dirs.sort()
-        for name in sorted(files):
-            path = os.path.join(root, name)
-            if is_log_name(name) and os.path.isfile(path):
-                found.setdefault(os.path.realpath(path), path)
-    return list(found.values())
 
 
 def read_runs(log_dir: str) -> tuple[list[Run], list[str]]:

@@ -123,6 +123,12 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument(
         "--judge-audit", type=Path, metavar="FILE", help="a judge-audit --json file to show"
     )
+    report.add_argument(
+        "--evaluation-report",
+        action="store_true",
+        help="print the register's evaluation report (each run beside the paper's figure, "
+        "with commands, dates and versions) instead of the tables",
+    )
 
     audit = commands.add_parser("audit", help="how well surface artefacts give labels away")
     audit.add_argument("--dataset", default="release", help="release (default) or xl")
@@ -246,7 +252,7 @@ def _report(args: argparse.Namespace) -> int:
         what = "is a file, not a log folder" if Path(args.log_dir).exists() else "does not exist"
         raise UserError(f"{args.log_dir} {what}: name the folder a run wrote its logs to.")
     audit = judge_section(args.judge_audit) if args.judge_audit else None  # checked first
-    text = build_report(args.log_dir, out=args.out)
+    text = build_report(args.log_dir, out=args.out, evaluation=args.evaluation_report)
     print(text + ("\n\n" + audit if audit else ""))
     return 0
 

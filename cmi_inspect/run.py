@@ -26,7 +26,7 @@ from typing import Any, TextIO
 from inspect_ai.log import EvalLog, EvalLogInfo
 from rich.text import Text
 
-from cmi_inspect.causal_locomo.log_tags import is_causal_locomo, run_name
+from cmi_inspect.causal_locomo.log_tags import is_causal_locomo, plain_file_names, run_name
 from cmi_inspect.causal_locomo.protocol import named_protocol
 from cmi_inspect.errors import SampleLimit, UserError, sample_limit
 from cmi_inspect.guard import EvidenceGuard
@@ -144,8 +144,9 @@ def run_all(
     folder = writable_dir(log_dir, "logs")
     refuse_other_data(log_dir, str(tasks[0].version), (tasks[0].metadata or {})["data_sha256"])
     config: dict[str, Any] = {"max_connections": max_connections} if max_connections else {}
-    with only_run(folder), ExitStack() as stack:
+    with only_run(folder), plain_file_names(), ExitStack() as stack:
         stack.enter_context(redirect_stdout(WithoutLines(sys.stdout, EVAL_SET_VERDICTS)))
+        stack.callback(record_solvers, log_dir, {t.name for t in tasks})  # however it ends
         if serve:
             chosen, settings = stack.enter_context(served(chosen, served_args))
             model_args, config = {}, {**settings, **config}  # the arguments went to the server
@@ -245,6 +246,25 @@ def refuse_other_data(log_dir: str, version: str, digest: str) -> None:
             f"{log_dir} holds runs of {why} ({Path(info.name).name}); resuming would mix "
             "their results with new ones: use another log folder, or remove those logs."
         )
+
+
+def record_solvers(log_dir: str, names: set[str]) -> None:
+    """Write each run's solver and its arguments into its log's header, where ``inspect eval
+    --solver`` puts them: ``eval_set`` keeps a task's own solver in the plan only, and
+    ``inspect eval-retry`` reads the header, so without it a retry would run the task's
+    default solver (no memory) instead of the strategy. Logs still being written (status
+    ``started``: a run killed outright) are left as they are."""
+    from inspect_ai.log import list_eval_logs, read_eval_log, write_eval_log
+
+    for info in list_eval_logs(log_dir) if Path(log_dir).is_dir() else []:
+        header = read_eval_log(info.name, header_only=True)
+        spec = header.eval
+        if spec.task not in names or spec.solver is not None or header.status == "started":
+            continue
+        step = header.plan.steps[-1]
+        spec.solver, spec.solver_args = step.solver, step.params
+        spec.solver_args_passed = step.params_passed
+        write_eval_log(header, info.name, header_only=True)
 
 
 def unfinished(names: list[str], logs: list[EvalLog], log_dir: str) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from cmi_inspect import paths
 from cmi_inspect.causal_locomo import data
@@ -35,10 +37,18 @@ def test_run_then_report(tmp_path, capsys, monkeypatch):
     assert "| graph_memory | fixed_latency/0 | paper | 3 | 0 |" in printed
     assert {p.name for p in out.iterdir()} == {
         "report.md",
+        "evaluation_report.md",
         "report.json",
         "accuracy_robustness.png",
         "utility_by_label.png",
+        "poison_by_kind.png",
+        "accuracy_cost.png",
     }
+    assert main(["report", str(logs), "--evaluation-report"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("## Evaluation Report")
+    command = r"inspect eval \S+ --solver (cmi_inspect/)?graph_memory -T data_file=\S+ --model fixed_latency/0"
+    assert re.search(command, printed)
 
 
 def test_report_reads_only_the_logs(tmp_path, capsys, monkeypatch):

@@ -63,6 +63,15 @@ def test_compare_renders_a_table_and_refuses_a_missing_log(logs, tmp_path):
         compare(str(tmp_path / "missing.eval"), none.location)
 
 
+def test_compare_reads_logs_through_links_as_it_reads_them(logs, tmp_path):
+    full, none = logs
+    for name, log in (("a.eval", full), ("b.eval", none)):
+        (tmp_path / name).symlink_to(log.location)
+    assert compare(str(tmp_path / "a.eval"), str(tmp_path / "b.eval"), resamples=200) == compare(
+        full.location, none.location, resamples=200
+    )
+
+
 def test_runs_on_different_data_are_not_paired(logs):
     full, none = logs
     other = none.model_copy(deep=True)

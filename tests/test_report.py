@@ -137,6 +137,15 @@ def test_skipped_logs_are_noted(log_dir):
     assert sum("superseded" in n for n in notes) == 1
 
 
+def test_a_folder_of_links_to_logs_reports_as_the_folder_of_the_logs(log_dir, tmp_path):
+    links = tmp_path / "links"
+    links.mkdir()
+    for path in log_dir.glob("*.eval"):
+        (links / path.name).symlink_to(path)
+    (links / "again").symlink_to(log_dir, target_is_directory=True)  # the same logs by another path
+    assert build_report(str(links)).replace(str(links), str(log_dir)) == build_report(str(log_dir))
+
+
 def test_failed_samples_are_counted_not_hidden(log_dir):
     rows, _ = by_strategy(log_dir)
     assert (rows[VECTOR].samples, rows[VECTOR].failed) == (2, 1)
@@ -174,7 +183,8 @@ def test_markdown_json_and_figures(log_dir, tmp_path):
     assert table3["useful"]["stability"] == pytest.approx(0.1)
     assert (table3["irrelevant"]["candidates"], table3["irrelevant"]["utility"]) == (4, 0.0)
     assert (table3["harmful"]["candidates"], table3["harmful"]["utility"]) == (1, 0.0)
-    for png in ("accuracy_robustness.png", "utility_by_label.png"):
+    assert rows[GRAPH]["wall_clock"] is not None and rows[GRAPH]["provenance"]["command"].startswith("inspect eval ")
+    for png in ("accuracy_robustness.png", "utility_by_label.png", "poison_by_kind.png", "accuracy_cost.png"):
         with Image.open(tmp_path / png) as image:
             image.verify()
             assert image.format == "PNG" and image.size[0] > 300

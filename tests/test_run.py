@@ -53,7 +53,54 @@ def test_runs_strategies_and_resumes_without_recomputing(tmp_path):
         ("no_memory", "protocol=paper", "data_file"),
     ]
     assert run_all(str(tmp_path), **args) == []
-    assert {info.name for info in list_eval_logs(str(tmp_path))} == set(logs)
+    assert {info.name for info in list_eval_logs(str(tmp_path))} == set(logs)  # each paired with its log
+    assert all(PLAIN.fullmatch(Path(name).name) for name in logs)
+
+
+PLAIN = re.compile(r"[\w.-]+\.eval")
+"""A log file name that needs no quoting: no space, parenthesis, bracket or comma."""
+
+
+def test_log_files_are_named_plainly_while_view_shows_each_runs_label(tmp_path, monkeypatch):
+    monkeypatch.delenv("INSPECT_EVAL_LOG_FILE_PATTERN", raising=False)
+    args: dict[str, Any] = dict(model="fixed_latency/0", task_args={"data_file": str(SYNTHETIC), "protocol": "blind"})
+    assert run_all(str(tmp_path), strategies=["no_memory"], guard=True, **args) == []
+    infos = list_eval_logs(str(tmp_path))
+    names = {Path(i.name).name: read_eval_log(i.name, header_only=True).eval.task for i in infos}
+    assert sorted(names.values()) == ["causal_locomo: no_memory (blind)", "causal_locomo: no_memory + guard (blind)"]
+    assert all(PLAIN.fullmatch(name) and "_causal-locomo_" in name for name in names)
+    assert "INSPECT_EVAL_LOG_FILE_PATTERN" not in os.environ  # Inspect's own naming again after the run
+
+
+@pytest.mark.slow  # eval_set with its retries, then eval-retry (about 30 s)
+def test_eval_retry_continues_a_failed_run_through_a_link_to_its_log(tmp_path, monkeypatch):
+    from importlib.metadata import EntryPoint
+
+    import cmi_inspect.strategies as strategies
+    from inspect_ai import eval_retry
+
+    def install(value: str) -> None:  # a third party's strategy "mine", as its entry point says
+        point = EntryPoint("mine", value, strategies.ENTRY_POINT_GROUP)
+        monkeypatch.setattr(strategies, "entry_points", lambda group: [point])
+        strategies.installed_strategies.cache_clear()
+
+    monkeypatch.syspath_prepend(str(Path(__file__).parent / "strategies"))
+    install("hostile:Exit")  # every sample fails
+    args: dict[str, Any] = dict(model="fixed_latency/0", task_args={"data_file": str(SYNTHETIC)})
+    assert run_all(str(tmp_path / "logs"), strategies=["mine"], **args) != []
+    [failed] = (tmp_path / "logs").glob("*.eval")
+    assert read_eval_log(str(failed), header_only=True).status == "error"
+    (tmp_path / "picked").mkdir()
+    link = tmp_path / "picked" / failed.name
+    link.symlink_to(failed)
+    install("cmi_inspect.strategies.no_memory:NoMemory")  # the strategy mended
+    try:
+        [retried] = eval_retry(str(link), log_dir=str(tmp_path / "retried"), display="none")
+    finally:
+        strategies.installed_strategies.cache_clear()
+    assert retried.status == "success" and len(retried.samples or []) == 3
+    assert PLAIN.fullmatch(Path(retried.location).name)
+    assert read_eval_log(retried.location, header_only=True).eval.task == "causal_locomo: mine (paper)"
 
 
 @pytest.mark.slow  # five runs of eval_set
@@ -127,6 +174,9 @@ def test_ctrl_c_is_a_failure_that_names_the_runs_left_and_how_to_resume(tmp_path
     left = re.findall(r"causal_locomo: (\w+) \(paper\) \(([^)]*)\)", err)
     assert left and all(re.fullmatch(r"interrupted: \d of 3 samples kept|not started", what) for _, what in left)
     assert [name for name, _ in left] == ["no_memory", "vector_memory", "graph_memory"][-len(left) :]
+    # the interrupted run's log names its solver, as inspect eval-retry reads it
+    headers = [read_eval_log(i.name, header_only=True) for i in list_eval_logs(str(tmp_path / "logs"))]
+    assert headers and all(h.eval.solver == h.plan.steps[-1].solver for h in headers if h.status != "started")
 
 
 def test_a_run_is_described_by_its_newest_log_in_the_folder(tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from cmi_inspect import MemoryStrategy, Pick, Selection, memory_prompt
 from cmi_inspect.causal_locomo.data import load_records
 from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.strategies.base import MemoryTask
@@ -15,6 +16,20 @@ from inspect_ai.model import get_model
 
 def test_a_built_in_strategy_keeps_the_contract():
     check_strategy(VectorMemory, max_picks=3, top_k=3)
+
+
+class FirstTwo(MemoryStrategy):
+    """A strategy of one's own, checked before it is installed anywhere: no name finds it."""
+
+    name = "first_two"
+
+    async def select(self, task: MemoryTask) -> Selection:
+        kept = task.memories[:2]
+        return Selection([Pick(m.key) for m in kept], memory_prompt(task.request, [m.content for m in kept]))
+
+
+def test_a_strategy_not_installed_is_checked_by_its_class():
+    check_strategy(FirstTwo, max_picks=2)
 
 
 @pytest.mark.slow  # two runs of the task, with e5

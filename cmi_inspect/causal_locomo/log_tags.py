@@ -7,17 +7,26 @@ and protocol (``causal_locomo: cmi (blind)``; the registry name, which ``inspect
 eval-retry`` and the report go by, stays ``causal_locomo``) and adds tags: the strategy,
 the protocol, the dataset when it is not the release, and every solver argument the user
 set (``ablation=no_perturb``). ``cmi-inspect run`` names its tasks the same way before they
-start, so that ``eval_set`` pairs each task with its log on a rerun.
+start, so that ``eval_set`` pairs each task with its log on a rerun, and while it runs has
+Inspect name the log files after the registry name instead (``plain_file_names``), so that
+no file name carries the label's spaces and parentheses.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from inspect_ai.hooks import Hooks, TaskEnd
 from inspect_ai.log import EvalPlan, EvalSpec, read_eval_log_async, write_eval_log_async
 
 TASK_NAME = "causal_locomo"
+FILE_PATTERN_ENV = "INSPECT_EVAL_LOG_FILE_PATTERN"
+"""Inspect's pattern for a log file's name after its timestamp (default ``{task}_{id}``)."""
+FILE_TASK = TASK_NAME.replace("_", "-")
+"""The task as a log file names it: what ``inspect eval cmi_inspect/causal_locomo`` writes."""
 
 
 GUARDED = " + guard"
@@ -61,6 +70,23 @@ def run_name(solver: str, passed: dict[str, Any], task_args: dict[str, Any]) -> 
     if not task_args.get("data_file") and task_args.get("dataset", "release") != "release":
         where.append(str(task_args["dataset"]))
     return f"{TASK_NAME}: {solver_label(solver, passed)} ({', '.join(where)})"
+
+
+@contextmanager
+def plain_file_names() -> Iterator[None]:
+    """While the block runs, Inspect names a new log file ``TIMESTAMP_causal-locomo_ID.eval``
+    whatever its run's label (Inspect writes the task's name where the pattern says
+    ``{task}``, and a label holds spaces and parentheses); a pattern of the user's own is
+    kept, with ``{task}`` so filled."""
+    before = os.environ.get(FILE_PATTERN_ENV)
+    os.environ[FILE_PATTERN_ENV] = (before or "{task}_{id}").replace("{task}", FILE_TASK)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(FILE_PATTERN_ENV, None)
+        else:
+            os.environ[FILE_PATTERN_ENV] = before
 
 
 def is_causal_locomo(spec: EvalSpec) -> bool:

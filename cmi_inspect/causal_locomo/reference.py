@@ -8,6 +8,9 @@ from __future__ import annotations
 from cmi_inspect.causal_locomo.data import TASK_FAMILIES
 
 PAPER_LABEL = "paper (GPT-4.1, judge GPT-5)"
+PAPER_URL = "https://arxiv.org/abs/2605.17641v1"
+"""The paper, Srivastava 2026, "Causal Intervention-Based Memory Selection for Long-Horizon
+LLM Agents": its versioned arXiv page, as the register's ``arxiv`` field names it."""
 
 TABLE1: dict[str, dict[str, float]] = {
     "cmi": {

@@ -41,7 +41,7 @@ from cmi_inspect.causal_locomo.negation import Negation, negation
 from cmi_inspect.causal_locomo.protocol import named_protocol
 from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.errors import choose
-from cmi_inspect.strategies import strategy_class
+from cmi_inspect.strategies import strategy_class, strategy_names
 from cmi_inspect.strategies.base import MemorySelection
 
 SCORINGS = ("paper", "strict")
@@ -233,10 +233,11 @@ def memory_selection(data_file: str, data_sha256: str, protocol: str) -> Scorer:
         ]
         explanation = f"{record.strategy}: {len(selected)} selected\n\n{_selection_table(rows)}"
         names = {key: f"{m} ({labels[m]})" for key, m in ids.items()}
-        # no strategy recorded: the sample ran out of time before its strategy chose
+        # no strategy recorded: the sample ran out of time before its strategy chose; one
+        # no name finds was run by its class (check_strategy on a strategy not installed)
         details = (
             strategy_class(record.strategy).explain(record.details, names)
-            if record.strategy
+            if record.strategy in strategy_names()
             else ""
         )
         if details:

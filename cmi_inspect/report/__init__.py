@@ -1,7 +1,9 @@
 """Turn a directory of Causal-LoCoMo logs into the paper's tables and figures.
 
-``runs`` reads the logs, ``stats`` holds the mean and its standard error,
-``tables`` and ``figures`` render them. Nothing but the logs is read.
+``runs`` reads the logs (``logs`` lists them, ``provenance`` says how each run was made),
+``stats`` holds the mean and its standard error,
+``tables`` and ``figures`` render them, ``evaluation`` writes the register's evaluation
+report. Nothing but the logs is read.
 """
 
 from __future__ import annotations
@@ -13,7 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from cmi_inspect.causal_locomo import reference
-from cmi_inspect.report.figures import plot_accuracy_robustness, plot_utility
+from cmi_inspect.report.evaluation import evaluation_report
+from cmi_inspect.report.figures import (
+    plot_accuracy_cost,
+    plot_accuracy_robustness,
+    plot_poison_by_kind,
+    plot_utility,
+)
 from cmi_inspect.report.runs import DataSet, Run, read_runs
 from cmi_inspect.report.tables import (
     extraction_note,
@@ -67,9 +75,11 @@ def data_section(data: DataSet, runs: list[Run]) -> list[str]:
     return parts
 
 
-def build_report(log_dir: str, out: Path | None = None) -> str:
-    """The report as Markdown; with ``out``, also report.md, report.json and two PNGs there."""
+def build_report(log_dir: str, out: Path | None = None, evaluation: bool = False) -> str:
+    """The report as Markdown (with ``evaluation``, the register's evaluation report instead);
+    with ``out``, also report.md, evaluation_report.md, report.json and four PNGs there."""
     runs, notes = read_runs(log_dir)
+    evaluated = evaluation_report(runs, log_dir)
     rows3 = table3_rows(runs)
     parts = [
         f"# Causal-LoCoMo report: {log_dir}",
@@ -93,8 +103,11 @@ def build_report(log_dir: str, out: Path | None = None) -> str:
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         (out / "report.md").write_text(markdown, encoding="utf-8")
+        (out / "evaluation_report.md").write_text(evaluated, encoding="utf-8")
         plot_accuracy_robustness(runs, out / "accuracy_robustness.png")
         plot_utility(runs, out / "utility_by_label.png")
+        plot_poison_by_kind(runs, out / "poison_by_kind.png")
+        plot_accuracy_cost(runs, out / "accuracy_cost.png")
         payload = {
             "log_dir": log_dir,
             "table1": [
@@ -125,4 +138,4 @@ def build_report(log_dir: str, out: Path | None = None) -> str:
             "skipped": notes,
         }
         (out / "report.json").write_text(json.dumps(_jsonable(payload), indent=2), encoding="utf-8")
-    return markdown
+    return evaluated if evaluation else markdown

@@ -1,7 +1,9 @@
-"""The report's two figures: accuracy against robustness, and CMI's utility by memory label."""
+"""The report's figures: accuracy against robustness, accuracy against cost per sample, poison
+adoption by kind of harmful memory, and CMI's utility by memory label."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +68,95 @@ def plot_utility(runs: list[Run], path: Path) -> None:
         ax.set_ylabel("utility = s_with - s_no")
     if not cmi_rows:
         axes[0][0].text(0.5, 0.5, "no CMI run in this directory", ha="center")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _data_sets(runs: list[Run]) -> dict[str, list[Run]]:
+    """The runs by the data they were scored on (a panel each), in the order of ``runs``."""
+    out: dict[str, list[Run]] = {}
+    for r in runs:
+        out.setdefault(f"{r.data.name} {r.data.sha256[:8]}", []).append(r)
+    return out
+
+
+def plot_poison_by_kind(runs: list[Run], path: Path) -> None:
+    """Each run's poison adoption by kind of harmful memory, as a grid of cells (a run a row, a
+    kind a column) coloured from none adopted to all, each with its mean and standard error:
+    one panel per data set, since each has kinds of its own."""
+    plt = _pyplot()
+    panels = {d: rs for d, rs in _data_sets(runs).items() if any(r.by_attack_kind for r in rs)}
+    heights = [max(2.0, 0.45 * len(rs) + 1.2) for rs in panels.values()] or [2.0]
+    fig, axes = plt.subplots(
+        len(heights), 1, figsize=(10, sum(heights)), squeeze=False, height_ratios=heights
+    )
+    for ax, (data, group) in zip(axes[:, 0], panels.items(), strict=False):
+        kinds = sorted({k for r in group for k in r.by_attack_kind})
+        means = [[r.by_attack_kind[k].mean if k in r.by_attack_kind else math.nan for k in kinds]
+                 for r in group]  # fmt: skip
+        ax.imshow(means, cmap="RdYlGn_r", vmin=0, vmax=1, aspect="auto", alpha=0.6)
+        for i, r in enumerate(group):
+            for j, k in enumerate(kinds):
+                m = r.by_attack_kind.get(k)
+                text = "-" if m is None else f"{m.mean:.2f}"
+                if m is not None and not math.isnan(m.stderr):
+                    text += f" ± {m.stderr:.2f}"
+                ax.text(j, i, text, ha="center", va="center", fontsize=8)
+        counts = {
+            k: max(r.by_attack_kind[k].n for r in group if k in r.by_attack_kind) for k in kinds
+        }
+        ax.set_xticks(range(len(kinds)), [f"{k} (n={counts[k]})" for k in kinds], fontsize=8)
+        ax.set_yticks(range(len(group)), [f"{r.strategy} ({r.model}, {r.setting})" for r in group],
+                      fontsize=8)  # fmt: skip
+        ax.set_title(f"Poison adoption by kind of harmful memory (lower is better): {data}",
+                     fontsize=10)  # fmt: skip
+    if not panels:
+        axes[0][0].text(0.5, 0.5, "no harmful memory of a recorded kind in these runs", ha="center")
+        axes[0][0].set_axis_off()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+COSTS = (
+    ("seconds_per_sample", "seconds / sample (working time)"),
+    ("tokens_per_sample", "tokens / sample (input + output)"),
+)
+"""The cost axes of the accuracy-cost figure: a ``Run`` attribute and its label."""
+
+
+def plot_accuracy_cost(runs: list[Run], path: Path) -> None:
+    """Task score (with its standard error) against two costs per sample, seconds and model
+    tokens, on a log scale when every run has some. A hollow marker is a run that read some
+    calls from the model-call cache, whose seconds understate what the strategy costs; its
+    tokens do not."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, len(COSTS), figsize=(6 * len(COSTS), 5), squeeze=False)
+    colours = plt.get_cmap("tab10")
+    for ax, (attribute, label) in zip(axes[0], COSTS, strict=True):
+        for i, r in enumerate(runs):
+            score = r.metrics["score"]
+            cached = r.cache_hits > 0
+            ax.errorbar(
+                getattr(r, attribute),
+                score.mean,
+                yerr=0.0 if math.isnan(score.stderr) else score.stderr,
+                marker="o",
+                markersize=7,
+                color=colours(i % 10),
+                markerfacecolor="none" if cached else colours(i % 10),
+                label=run_label(r),
+            )
+        costs = [getattr(r, attribute) for r in runs]
+        if costs and all(c > 0 for c in costs):  # costs span orders of magnitude
+            ax.set_xscale("log")
+        ax.set_xlabel(label)
+        ax.set_ylabel("task score")
+        ax.set_ylim(0, 1)
+    fig.suptitle("Accuracy vs cost per sample (hollow: some calls read from the cache)")
+    if runs:
+        axes[0][-1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -4,7 +4,9 @@ Everything comes from the logs: the headline means and standard errors from
 each log's own metrics, costs and CMI's candidates from its samples, and the
 memory labels from each sample's metadata (scorers' data, never shown to a
 blind strategy). Unreadable logs, other tasks and unfinished runs are named
-in notes instead of stopping the report.
+in notes instead of stopping the report. A folder may hold symbolic links to
+logs kept elsewhere (a selection of runs to table together): they are followed
+(``logs``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai.event import ModelEvent
-from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
+from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
 from cmi_inspect.causal_locomo import reference
 from cmi_inspect.causal_locomo.data import CAUSAL_LOCOMO_SHA256
@@ -25,6 +27,8 @@ from cmi_inspect.causal_locomo.log_tags import TASK_NAME, is_causal_locomo, stra
 from cmi_inspect.causal_locomo.log_tags import strategy_label as plan_label
 from cmi_inspect.causal_locomo.protocol import logged_protocol
 from cmi_inspect.causal_locomo.view import key_to_memory_id
+from cmi_inspect.report.logs import log_files
+from cmi_inspect.report.provenance import Provenance, provenance, wall_clock
 from cmi_inspect.report.stats import Mean
 from cmi_inspect.strategies import STRATEGIES
 from cmi_inspect.strategies.base import MemorySelection
@@ -105,6 +109,14 @@ class Run:
     epochs: int = 1
     whole_dataset: bool = True
     """Whether the run covered every example of its data (no ``--limit`` or ``--sample-id``)."""
+    wall_clock: float = math.nan
+    """Seconds from the run's start to its end, as its log records them."""
+    provenance: Provenance | None = None
+
+    @property
+    def tokens_per_sample(self) -> float:
+        """Model tokens a sample spent, input and output."""
+        return self.input_tokens + self.output_tokens
 
     @property
     def setting(self) -> str:
@@ -300,6 +312,8 @@ def summarise(log: EvalLog, name: str) -> Run:
         scoring=str(args.get("scoring") or (shown.scoring if shown else "paper")),
         epochs=log.eval.config.epochs or 1,
         whole_dataset=covers_dataset(log),
+        wall_clock=wall_clock(log),
+        provenance=provenance(log),
     )
 
 
@@ -308,17 +322,17 @@ def read_runs(log_dir: str) -> tuple[list[Run], list[str]]:
     scoring and judge), and notes."""
     found: dict[tuple[Any, ...], list[tuple[str, str, Run]]] = defaultdict(list)
     notes: list[str] = []
-    for info in list_eval_logs(log_dir):
-        name = Path(info.name).name
+    for path in log_files(log_dir):
+        name = Path(path).name
         try:
-            header = read_eval_log(info.name, header_only=True)
+            header = read_eval_log(path, header_only=True)
             if not is_causal_locomo(header.eval):
                 notes.append(f"{name}: task {header.eval.task!r} is not {TASK_NAME}; skipped")
                 continue
             if header.status != "success":
                 notes.append(f"{name}: status {header.status!r}; skipped")
                 continue
-            run = summarise(read_eval_log(info.name), name)
+            run = summarise(read_eval_log(path), name)
         except Exception as ex:  # a damaged file must not hide the others
             notes.append(f"{name}: unreadable ({type(ex).__name__}: {ex}); skipped")
             continue

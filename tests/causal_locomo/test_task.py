@@ -333,21 +333,33 @@ def test_a_bad_task_argument_is_named_before_any_data_is_read(argument, message,
         causal_locomo(**argument)
 
 
-def test_the_eval_card_agrees_with_the_task_and_its_pinned_files():
-    from importlib import resources
+def test_the_register_entry_agrees_with_the_tasks_their_files_and_the_pinned_data():
+    import inspect
 
     import yaml
+    from cmi_inspect.causal_locomo import reference
+    from cmi_inspect.causal_locomo.data import CAUSAL_LOCOMO_URL
     from cmi_inspect.causal_locomo.judge_audit import judge_calibration
-    from cmi_inspect.xl.locomo import LOCOMO_SHA256
+    from cmi_inspect.xl.locomo import LOCOMO_SHA256, LOCOMO_URL
 
-    card = yaml.safe_load(resources.files("cmi_inspect.causal_locomo").joinpath("eval.yaml").read_text())
-    assert card["version"].split("-")[0] == str(TASK_VERSION)
-    names = [t["name"] for t in card["tasks"]]
-    assert names == ["causal_locomo", "judge_calibration"]
-    assert [a["fetch_method"].split()[2] for a in card["external_assets"]] == [CAUSAL_LOCOMO_SHA256, LOCOMO_SHA256]
+    entry = yaml.safe_load((REPO / "eval.yaml").read_text(encoding="utf-8"))
+    comparability, _, interface = entry["version"].partition("-")
+    assert comparability == str(TASK_VERSION) and interface.isalpha()
+    readme = (REPO / "cmi_inspect/causal_locomo/README.md").read_text(encoding="utf-8")
+    newest = next(line for line in readme.splitlines() if line.startswith("### ["))
+    assert newest.startswith(f"### [{entry['version']}] - ")  # the eval's changelog names this version last
+    assert entry["arxiv"] == reference.PAPER_URL
+    tasks = {t["name"]: t for t in entry["tasks"]}
+    for name, factory in (("causal_locomo", causal_locomo), ("judge_calibration", judge_calibration)):
+        defined_in = Path(inspect.getfile(sys.modules[factory.__module__]))
+        assert factory.__name__ == name and REPO / tasks[name]["task_path"] == defined_in
+    assert [(a["source"], a["fetch_method"].split()[2], a["state"]) for a in entry["external_assets"]] == [
+        (CAUSAL_LOCOMO_URL, CAUSAL_LOCOMO_SHA256, "pinned"),
+        (LOCOMO_URL, LOCOMO_SHA256, "pinned"),
+    ]
     require_data()
-    assert card["tasks"][0]["dataset_samples"] == len(causal_locomo().dataset)
-    assert card["tasks"][1]["dataset_samples"] == len(judge_calibration().dataset)
+    assert tasks["causal_locomo"]["dataset_samples"] == len(causal_locomo().dataset)
+    assert tasks["judge_calibration"]["dataset_samples"] == len(judge_calibration().dataset)
 
 
 def test_the_checkouts_task_file_takes_the_tasks_parameters():

@@ -122,8 +122,8 @@ def _timestamp_aucs(records: list[dict[str, Any]]) -> dict[str, float]:
 
 
 XL_SHA256 = "1648a87175ae6961e3ddb88386e5713bd72fb50b2a7dae2985bf14e34c94b78b"
-"""causal_locomo_xl.jsonl as builder xl-2 writes it from the pinned LoCoMo (README,
-"Causal-LoCoMo-XL"); xl-1's was 0fac8e9e... (docs/RESULTS.md)."""
+"""causal_locomo_xl.jsonl as builder xl-2 writes it from the pinned LoCoMo (docs/xl.md);
+xl-1's was 0fac8e9e... (docs/CHANGELOG.md)."""
 
 
 @pytest.mark.slow  # builds XL from the real LoCoMo

@@ -126,7 +126,10 @@ PREFER: dict[str, Callable[[Candidate], tuple[float, ...]]] = {
     "proposal": by_proposal,
     "probability": by_probability,
 }
-"""Orders in which CMI's passing candidates fill its budget."""
+"""Orders in which CMI's passing candidates fill its budget (``probability``: a learned
+selector's, which ``-S prefer`` does not name)."""
+RULE_PREFER = ("utility", "proposal")
+"""The orders ``-S prefer`` chooses from, for the rule."""
 
 
 @dataclass(frozen=True)
@@ -152,7 +155,7 @@ class CMIConfig:
     def __post_init__(self) -> None:
         choose("ablation", self.ablation, tuple(ABLATIONS))
         if self.prefer is not None:
-            choose("prefer", self.prefer, tuple(PREFER))
+            choose("prefer", self.prefer, RULE_PREFER)
         object.__setattr__(self, "k", positive_int("k", self.k))
         if self.tau_u is not None:
             object.__setattr__(self, "tau_u", finite_float("tau_u", self.tau_u))

@@ -280,7 +280,10 @@ def scripted_endpoint():
             def log_message(self, format: str, *args: object) -> None:
                 pass
 
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 128  # Graphiti's calls come in bursts; the default backlog is 5
+
+        server = Server(("127.0.0.1", 0), Handler)
         servers.append(server)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         url = f"http://127.0.0.1:{server.server_address[1]}/v1"

@@ -241,3 +241,79 @@ def hostile():
         strategies.installed_strategies.cache_clear()
         yield
     strategies.installed_strategies.cache_clear()
+
+
+ScriptedReply = Callable[[dict[str, Any]], tuple[int, "str | dict[str, Any]"]]
+"""What a scripted endpoint answers to a request's body: the status, and the reply's text or
+its whole message (a dict, for tool calls)."""
+
+
+@pytest.fixture
+def scripted_endpoint():
+    """A loopback OpenAI-compatible server answering as told, and an ``openai-api`` model
+    naming it (the LLM of a memory library under test, without the embedded model)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    servers: list[ThreadingHTTPServer] = []
+
+    def serve(reply: ScriptedReply) -> Model:
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                status, answer = reply(body)
+                message = answer if isinstance(answer, dict) else {"role": "assistant", "content": answer}
+                finish = "tool_calls" if message.get("tool_calls") else "stop"
+                payload = (
+                    {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+                     "choices": [{"index": 0, "finish_reason": finish, "message": message}],
+                     "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+                    if status == 200 else {"error": {"message": answer, "type": "invalid_request_error"}}
+                )  # fmt: skip
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 128  # Graphiti's calls come in bursts; the default backlog is 5
+
+        server = Server(("127.0.0.1", 0), Handler)
+        servers.append(server)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        return get_model("openai-api/scripted/extractor", base_url=url, api_key="none", memoize=False)
+
+    yield serve
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def message_text(body: dict[str, Any]) -> str:
+    """The text of a chat request's messages, one after another."""
+    return "\n".join(str(m.get("content") or "") for m in body["messages"])
+
+
+@pytest.fixture
+def by_entry_point(monkeypatch):
+    """The strategy registry sees our pyproject's entry points, as an installed package shows them."""
+    import re
+    from importlib.metadata import EntryPoint
+
+    from cmi_inspect import strategies
+
+    group = strategies.ENTRY_POINT_GROUP
+    text = (REPO / "pyproject.toml").read_text()
+    section = text.split(f'[project.entry-points."{group}"]\n', 1)[1].split("\n[", 1)[0]
+    points = [EntryPoint(name, value, group) for name, value in re.findall(r'^(\w+) = "(.+)"', section, re.M)]
+    assert points
+    monkeypatch.setattr(strategies, "entry_points", lambda group: points)
+    strategies.installed_strategies.cache_clear()
+    yield
+    strategies.installed_strategies.cache_clear()

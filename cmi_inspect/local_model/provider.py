@@ -78,11 +78,14 @@ class GGUFModel(ModelAPI):
     def engine(self) -> Engine:
         return engine_for(self.engine_config)
 
-    def served(self, n_ctx: int) -> ServedModel:
+    def served(self, n_ctx: int, chat_format: str | None = None) -> ServedModel:
         """This model's file and extra-buffers choice behind an OpenAI-compatible endpoint on
         loopback with an ``n_ctx`` window (``served``), for code that speaks only that API
-        (mem0's LLM)."""
-        return served_model(self.engine_config.path, n_ctx, self.engine_config.extra_bufts)
+        (the LLM of mem0, LangMem, Graphiti); ``chat_format`` is llama.cpp's (None: the
+        file's own template)."""
+        return served_model(
+            self.engine_config.path, n_ctx, self.engine_config.extra_bufts, chat_format
+        )
 
     def max_tokens(self) -> int | None:
         return DEFAULT_MAX_TOKENS

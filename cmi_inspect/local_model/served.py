@@ -90,13 +90,16 @@ class Server:
                 self.process.wait()
 
 
-_servers: dict[tuple[str, int, bool], Server] = {}
+_servers: dict[tuple[str, int, bool, str | None], Server] = {}
 _lock = threading.Lock()
 
 
-def served_model(path: Path, n_ctx: int, extra_bufts: bool) -> ServedModel:
-    """The server for this GGUF file and context window, started on first use."""
-    key = (str(path), n_ctx, extra_bufts)
+def served_model(
+    path: Path, n_ctx: int, extra_bufts: bool, chat_format: str | None = None
+) -> ServedModel:
+    """The server for this GGUF file, context window and llama.cpp chat format (None: the
+    one the file's template implies), started on first use."""
+    key = (str(path), n_ctx, extra_bufts, chat_format)
     with _lock:
         if key in _servers:
             server = _servers[key]
@@ -106,7 +109,7 @@ def served_model(path: Path, n_ctx: int, extra_bufts: bool) -> ServedModel:
                 f"the llama.cpp server for {path.name} exited with status "
                 f"{server.process.returncode}: {server.tail()}"
             )
-        _servers[key] = _start(path, n_ctx, extra_bufts)
+        _servers[key] = _start(path, n_ctx, extra_bufts, chat_format)
         return _servers[key].served
 
 
@@ -116,10 +119,11 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _start(path: Path, n_ctx: int, extra_bufts: bool) -> Server:
+def _start(path: Path, n_ctx: int, extra_bufts: bool, chat_format: str | None) -> Server:
+    formats = ["--chat_format", chat_format] if chat_format else []
     return launch(
         ["cmi_inspect.local_model.serve", "--model", str(path),
-         "--extra-bufts", "on" if extra_bufts else "off", "--n_ctx", str(n_ctx)],
+         "--extra-bufts", "on" if extra_bufts else "off", "--n_ctx", str(n_ctx), *formats],
         ALIAS,
     )  # fmt: skip
 

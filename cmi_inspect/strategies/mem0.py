@@ -25,7 +25,6 @@ import logging
 import os
 import threading
 import time
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -38,6 +37,7 @@ from cmi_inspect.errors import UserError, flag, positive_int
 from cmi_inspect.paths import cache_dir
 from cmi_inspect.retrieval import bounded
 from cmi_inspect.strategies.base import MemoryNames, MemoryStrategy, MemoryTask, Pick, Selection
+from cmi_inspect.strategies.endpoint import Endpoint, endpoint_for, unreachable
 
 INSTALL = "pip install 'cmi-inspect[mem0]'"
 E5_DIMS = 384
@@ -92,15 +92,6 @@ class Mem0Details(BaseModel):
     llm_output_tokens: int = 0
     seconds: float = 0.0
     """Time spent adding the bank and searching it."""
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """An OpenAI-compatible chat endpoint mem0's LLM calls."""
-
-    url: str
-    api_key: str
-    model: str
 
 
 def import_mem0() -> Any:
@@ -225,7 +216,7 @@ class Mem0Memory(MemoryStrategy):
 
     def _select(self, task: MemoryTask) -> Selection:
         """Fill a fresh store with the bank, search it, and map what it returns to the bank."""
-        endpoint = endpoint_for(task.model, self.n_ctx) if self.infer else None
+        endpoint = mem0_endpoint(task.model, self.n_ctx) if self.infer else None
         usage = Usage()
         started = time.monotonic()
         with self._store(endpoint, usage) as store:
@@ -244,7 +235,7 @@ class Mem0Memory(MemoryStrategy):
         details = Mem0Details(
             infer=self.infer,
             top_k=self.k,
-            llm=f"{endpoint.model} at {endpoint.url}" if endpoint else None,
+            llm=str(endpoint) if endpoint else None,
             stored=stored,
             returned=returned,
             extractions=[e for e in extractions if e is not None],
@@ -328,41 +319,14 @@ class Usage:
             self.output_tokens += response.usage.completion_tokens or 0
 
 
-def endpoint_for(model: Model, n_ctx: int) -> Endpoint:
-    """The OpenAI-compatible endpoint of the response model, for mem0's LLM."""
-    from cmi_inspect.local_model.provider import GGUFModel
-
+def mem0_endpoint(model: Model, n_ctx: int) -> Endpoint:
+    """The response model's endpoint, for mem0's LLM (``infer=true``)."""
     if os.environ.get("OPENROUTER_API_KEY"):
         raise UserError(
             "mem0 sends its LLM calls to OpenRouter whenever OPENROUTER_API_KEY is set: "
             "unset it for -S infer=true."
         )
-    api = model.api
-    if isinstance(api, GGUFModel):
-        served = api.served(n_ctx)
-        return Endpoint(served.url, served.api_key, served.model)
-    # Inspect's openai-api provider (and those built on it); its class has no public name
-    from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
-
-    url = api.base_url
-    if isinstance(api, OpenAICompatibleAPI) and url and url.startswith(("http://", "https://")):
-        return Endpoint(url, api.api_key or "none", api.service_model_name())
-    raise UserError(
-        f"-S infer=true calls the response model through an OpenAI-compatible endpoint: use "
-        f"gguf/NAME (served here) or openai-api/SERVICE/MODEL, not {model}."
-    )
-
-
-def unreachable(error: BaseException) -> bool:
-    """The endpoint gave no answer (refused, timed out), as opposed to a bad one."""
-    from openai import APIConnectionError
-
-    cause: BaseException | None = error
-    while cause is not None:
-        if isinstance(cause, APIConnectionError):
-            return True
-        cause = cause.__cause__
-    return False
+    return endpoint_for(model, n_ctx, why="-S infer=true")
 
 
 def unreadable(reply: str | None) -> str | None:

@@ -40,6 +40,8 @@ SYNTHETIC = Path(__file__).with_name("synthetic.jsonl")
 writes them)."""
 
 LABELS = frozenset({"useful", "harmful", "irrelevant"})
+SCRIPTED = "fixed_latency/0"
+"""The default response model: scripted answers, no key, no network."""
 
 
 class StrategyCheckError(AssertionError):
@@ -47,7 +49,11 @@ class StrategyCheckError(AssertionError):
 
 
 def check_strategy(
-    strategy: type[MemoryStrategy], *, max_picks: int | None = None, **arguments: Any
+    strategy: type[MemoryStrategy],
+    *,
+    max_picks: int | None = None,
+    model: str = SCRIPTED,
+    **arguments: Any,
 ) -> None:
     """Run ``strategy``, built with ``arguments`` (as ``-S`` would give them), on the shipped
     examples under both protocols; raise ``StrategyCheckError`` naming every fault found.
@@ -56,6 +62,9 @@ def check_strategy(
         strategy: The ``MemoryStrategy`` subclass to check.
         max_picks: The most memories it may pick for one request with these arguments
             (None: not checked).
+        model: The response model of the runs: the scripted one by default; a strategy
+            whose library calls the response model's endpoint (``openai-api/SERVICE/NAME``)
+            needs one that answers it, such as a fake endpoint of your tests.
         **arguments: Its arguments, checked against what it declares.
     """
     records = load_records(SYNTHETIC)
@@ -64,7 +73,7 @@ def check_strategy(
         built = build_strategy(strategy, arguments)
         built.check_protocol(protocol)  # a refusal is the user's one line
         seen = _observe(built)
-        faults += [f"{name}: {fault}" for fault in _run(built, name, max_picks)]
+        faults += [f"{name}: {fault}" for fault in _run(built, name, max_picks, model)]
         if protocol.label_free:
             faults += [f"{name}: {fault}" for task in seen for fault in _leaks(task, records)]
     if faults:
@@ -91,13 +100,15 @@ def checked_strategy(strategy: MemoryStrategy) -> Solver:
     return strategy_solver(strategy, strategy.answer_scorer())
 
 
-def _run(strategy: MemoryStrategy, protocol: ProtocolName, max_picks: int | None) -> list[str]:
+def _run(
+    strategy: MemoryStrategy, protocol: ProtocolName, max_picks: int | None, model: str
+) -> list[str]:
     """The faults of one run of ``strategy``, read from its log while the log exists."""
     with tempfile.TemporaryDirectory() as logs:
         [log] = inspect_eval(
             causal_locomo(protocol=protocol, data_file=str(SYNTHETIC)),
             solver=checked_strategy(strategy),
-            model="fixed_latency/0",
+            model=model,
             display="none",
             log_dir=logs,
             fail_on_error=False,

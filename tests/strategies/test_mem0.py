@@ -12,10 +12,7 @@ import io
 import json
 import re
 import sys
-import threading
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from importlib.metadata import EntryPoint
+from collections.abc import Callable
 
 import pytest
 from cmi_inspect import strategies
@@ -24,11 +21,12 @@ from cmi_inspect.causal_locomo.prompts import no_memory_prompt
 from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.errors import UserError
 from cmi_inspect.strategies.base import MemorySelection
-from cmi_inspect.strategies.mem0 import Endpoint, Mem0Details, Mem0Memory, endpoint_for, import_mem0
+from cmi_inspect.strategies.endpoint import Endpoint
+from cmi_inspect.strategies.mem0 import Mem0Details, Mem0Memory, import_mem0, mem0_endpoint
 from inspect_ai.model import Model, get_model
 from rich.console import Console
 
-from conftest import REPO, SYNTHETIC, memory_task_for, mock_model, samples_of, score_of
+from conftest import SYNTHETIC, memory_task_for, message_text, mock_model, samples_of, score_of
 
 
 def _mem0_missing() -> str:
@@ -91,20 +89,6 @@ async def test_each_sample_gets_a_store_of_its_own(records, retriever):
     assert {p.key for p in first.picks} <= {m.memory_id for m in records["syn_0001"].memory_bank}
 
 
-@pytest.fixture
-def by_entry_point(monkeypatch) -> Iterator[None]:
-    """The strategy registry sees our pyproject's entry points, as an installed package shows them."""
-    group = strategies.ENTRY_POINT_GROUP
-    text = (REPO / "pyproject.toml").read_text()
-    section = text.split(f'[project.entry-points."{group}"]\n', 1)[1].split("\n[", 1)[0]
-    points = [EntryPoint(name, value, group) for name, value in re.findall(r'^(\w+) = "(.+)"', section, re.M)]
-    assert points
-    monkeypatch.setattr(strategies, "entry_points", lambda group: points)
-    strategies.installed_strategies.cache_clear()
-    yield
-    strategies.installed_strategies.cache_clear()
-
-
 def test_a_missing_mem0_is_one_line_naming_the_install_command(monkeypatch, by_entry_point):
     from cmi_inspect.strategies.solvers import memory_strategy
 
@@ -154,43 +138,9 @@ def test_a_run_by_name_scores_and_explains_its_selection(by_entry_point, tmp_pat
 
 
 @pytest.fixture
-def endpoint() -> Iterator[Callable[[Reply], Model]]:
-    """A loopback OpenAI-compatible server answering as told, and a model naming it."""
-    server: ThreadingHTTPServer | None = None
-
-    def serve(reply: Reply) -> Model:
-        nonlocal server
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                status, content = reply("\n".join(m["content"] for m in body["messages"]))
-                payload = (
-                    {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                     "choices": [{"index": 0, "finish_reason": "stop",
-                                  "message": {"role": "assistant", "content": content}}],
-                     "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
-                    if status == 200 else {"error": {"message": content, "type": "invalid_request_error"}}
-                )  # fmt: skip
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-        return get_model("openai-api/scripted/extractor", base_url=url, api_key="none", memoize=False)
-
-    yield serve
-    if server is not None:
-        server.shutdown()
-        server.server_close()
+def endpoint(scripted_endpoint) -> Callable[[Reply], Model]:
+    """A loopback OpenAI-compatible server answering each request's text as told."""
+    return lambda reply: scripted_endpoint(lambda body: reply(message_text(body)))
 
 
 def new_message(prompt: str) -> str:
@@ -302,20 +252,20 @@ def test_the_endpoint_is_the_served_gguf_model_or_the_openai_api_providers(monke
 
     asked: list[int] = []
 
-    def served(api: GGUFModel, n_ctx: int) -> ServedModel:
+    def served(api: GGUFModel, n_ctx: int, chat_format: str | None = None) -> ServedModel:
         asked.append(n_ctx)
         return ServedModel("http://127.0.0.1:1/v1", "local", "k")
 
     monkeypatch.setattr(GGUFModel, "served", served)
     local = get_model("gguf/smollm2", memoize=False)
-    assert endpoint_for(local, 16384) == Endpoint("http://127.0.0.1:1/v1", "k", "local")
+    assert mem0_endpoint(local, 16384) == Endpoint("http://127.0.0.1:1/v1", "k", "local", served=True)
     assert asked == [16384]
     api = get_model("openai-api/scripted/extractor", base_url="http://127.0.0.1:2/v1", api_key="s", memoize=False)
-    assert endpoint_for(api, 16384) == Endpoint("http://127.0.0.1:2/v1", "s", "extractor")
+    assert mem0_endpoint(api, 16384) == Endpoint("http://127.0.0.1:2/v1", "s", "extractor")
     # a base URL alone does not make a provider speak the OpenAI API
     other = get_model("mockllm/model", base_url="http://127.0.0.1:3/v1", memoize=False)
     with pytest.raises(UserError, match="^-S infer=true calls .* not mockllm/model.$"):
-        endpoint_for(other, 16384)
+        mem0_endpoint(other, 16384)
 
 
 # --- infer=true with the embedded model, served --------------------------------------------

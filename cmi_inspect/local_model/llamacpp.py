@@ -444,15 +444,19 @@ class Sequences:
     def prompt(self, seq: int, tokens: Sequence[int], start: int) -> int:
         """Decode ``tokens[start:]`` onto the sequence's first ``start`` tokens in
         ``block``-token batches, as llama-cpp-python decodes a prompt; the greedy next token."""
-        import llama_cpp
-
-        llama_cpp.llama_memory_seq_rm(llama_cpp.llama_get_memory(self.ctx.ctx), seq, start, -1)
+        self.keep(seq, start)
         last = 0
         for first in range(start, len(tokens), self.block):
             chunk = tokens[first : first + self.block]
             self._decode([(t, first + i, seq, i == len(chunk) - 1) for i, t in enumerate(chunk)])
             last = len(chunk) - 1
         return int(np.argmax(self._logits(last)))
+
+    def keep(self, seq: int, n: int) -> None:
+        """Keep the sequence's first ``n`` tokens; the next row decoded goes at position ``n``."""
+        import llama_cpp
+
+        llama_cpp.llama_memory_seq_rm(llama_cpp.llama_get_memory(self.ctx.ctx), seq, n, -1)
 
     def step_logits(
         self, rows: Sequence[tuple[int, int, int]], batch_kv: int | None = None

@@ -23,7 +23,15 @@ def test_cache_identity_follows_the_file_not_its_name(tmp_path, probe_verdict):
     assert gguf_identity(bundled) == gguf_identity(bundled)
     # a run without the extra buffers computes differently: it has a cache key of its own
     expected = gguf_identity(bundled) + ("" if probe_verdict else ":no-extra-bufts")
-    assert get_model("gguf/smollm2", memoize=False).api.base_url == expected
+    assert get_model("gguf/smollm2", memoize=False, parallel=1).api.base_url == expected
     copy = tmp_path / "SmolLM2-135M-Instruct.Q4_1.gguf"
     copy.write_bytes(bundled.read_bytes()[:-1] + b"\0")  # same name and size, other content
     assert gguf_identity(copy) != gguf_identity(bundled)
+
+
+def test_batches_found_exact_share_one_slots_cache_key_and_forced_ones_do_not(batch_verdict):
+    one = get_model("gguf/smollm2", memoize=False, extra_bufts="off", parallel=1).api.base_url
+    assert one is not None and one.endswith(":no-extra-bufts")
+    assert get_model("gguf/smollm2", memoize=False, extra_bufts="off").api.base_url == one  # auto
+    forced = get_model("gguf/smollm2", memoize=False, extra_bufts="off", parallel=4)  # every row
+    assert forced.api.base_url == one + ":batched-4"

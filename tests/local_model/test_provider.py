@@ -149,12 +149,12 @@ def test_a_crashing_probe_turns_the_extra_buffers_off(monkeypatch, tmp_path):
     monkeypatch.setenv("CMI_CACHE_DIR", str(tmp_path))
     crash = [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGILL)"]
     monkeypatch.setattr(probe_module, "child_command", lambda model: crash)
-    model = get_model("gguf/smollm2", memoize=False)
+    model = get_model("gguf/smollm2", memoize=False, parallel=1)
     assert isinstance(model.api, GGUFModel)
     assert model.api.engine_config.extra_bufts is False
     assert "SIGILL" in model.api.engine_config.chosen_by
     assert model.api.base_url is not None and model.api.base_url.endswith(":no-extra-bufts")
-    forced = get_model("gguf/smollm2", extra_bufts=True, memoize=False)  # -M extra_bufts=on
+    forced = get_model("gguf/smollm2", extra_bufts=True, memoize=False, parallel=1)  # -M extra_bufts=on
     assert isinstance(forced.api, GGUFModel) and forced.api.engine_config.extra_bufts is True
     assert forced.api.base_url is not None and not forced.api.base_url.endswith("-bufts")
 

@@ -7,6 +7,7 @@ one sample at a time, and prints per strategy: model calls, input and output
 tokens, and wall-clock per sample, with the CMI / vector ratios.
 
     python benchmarks/cmi_latency.py --limit 20 --delay 0.5
+    python benchmarks/cmi_latency.py --models gguf/smollm2 --limit 15 -M parallel=1
 """
 
 from __future__ import annotations
@@ -41,13 +42,16 @@ def measure(log: EvalLog) -> dict[str, float]:
     }
 
 
-def bench(model: str, limit: int, log_dir: str) -> dict[str, dict[str, float]]:
+def bench(
+    model: str, limit: int, log_dir: str, model_args: dict[str, str]
+) -> dict[str, dict[str, float]]:
     results = {}
     for name, plan in PLANS.items():
         [log] = inspect_eval(
             causal_locomo(),
             solver=plan(),
             model=model,
+            model_args=model_args,
             limit=limit,
             max_samples=1,
             log_dir=log_dir,
@@ -88,11 +92,21 @@ def main() -> None:
         default="gguf/smollm2,fixed_latency",
         help="comma-separated; fixed_latency takes --delay",
     )
+    parser.add_argument(
+        "-M",
+        dest="model_args",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="argument of the gguf models (e.g. parallel=1)",
+    )
     args = parser.parse_args()
+    gguf_args = dict(pair.split("=", 1) for pair in args.model_args)
     with tempfile.TemporaryDirectory() as log_dir:
         for model in args.models.split(","):
             name = f"fixed_latency/{args.delay}" if model == "fixed_latency" else model
-            print_table(name, bench(name, args.limit, log_dir))
+            model_args = gguf_args if name.startswith("gguf/") else {}
+            print_table(name, bench(name, args.limit, log_dir, model_args))
 
 
 if __name__ == "__main__":

@@ -6,15 +6,17 @@ prints per run: wall-clock, model calls, calls answered from the cache, and prom
 tokens; then the totals. ``--no-cache`` runs both passes without the cache, for the
 comparison.
 
-``--parallel 4,1`` runs the seven strategies once per value of ``-M parallel``, each from
-a cold cache of its own, then prints the floor of the first: its distinct-prefix prompt
-tokens at the measured prompt speed plus its completion tokens at the measured decode
-speed of that many sequences in one batch, and each pass's wall-clock against it.
+``--parallel auto,1`` runs the seven strategies once per value of ``-M parallel``, each
+from a cold cache of its own, then prints the floor of the first: its distinct-prefix
+prompt tokens at the measured prompt speed plus its completion tokens at the measured
+decode speed of as many sequences as it has slots in one batch (every row batched, exact
+or not: no batching beats it), and each pass's wall-clock against it.
 
     python benchmarks/run_speed.py                 # the 87 examples, embedded model
     python benchmarks/run_speed.py --limit 10 --model fixed_latency/0.1
     python benchmarks/run_speed.py --keep-logs logs/run-speed   # keep the logs to compare
     python benchmarks/run_speed.py --parallel 4,1 --no-ablations --keep-logs logs/speed22
+    python benchmarks/run_speed.py --parallel auto,1 --no-ablations --keep-logs logs/speed38
 """
 
 from __future__ import annotations
@@ -136,10 +138,12 @@ def speeds(api: GGUFModel, n: int, prompt_length: int, steps: int = 64) -> tuple
         sequences.close()
 
 
-def floor(log_dir: str, model: str, parallel: int) -> tuple[float, str]:
-    """Seconds no prefix reuse and batching can beat for the logged run, and how they add up."""
-    api = get_model(model, memoize=False, prefix_cache_mb=0).api
+def floor(log_dir: str, model: str, option: str) -> tuple[float, str]:
+    """Seconds no prefix reuse and batching can beat for the logged run (``-M parallel=``
+    ``option``), and how they add up."""
+    api = get_model(model, memoize=False, prefix_cache_mb=0, parallel=option).api
     assert isinstance(api, GGUFModel)
+    parallel = api.engine_config.parallel
     prompts: list[list[int]] = []
     replies = 0
     for info in list_eval_logs(log_dir):
@@ -175,7 +179,7 @@ def main() -> None:
         "-M", dest="model_args", action="append", default=[], metavar="K=V", help="model argument"
     )
     parser.add_argument(
-        "--parallel", help="comma-separated -M parallel values, one pass each (e.g. 4,1)"
+        "--parallel", help="comma-separated -M parallel values, one pass each (e.g. auto,1)"
     )
     parser.add_argument("--no-ablations", dest="ablations", action="store_false")
     args = parser.parse_args()
@@ -183,12 +187,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         logs = Path(args.keep_logs or tmp)
         if args.parallel:
-            passes = [int(n) for n in args.parallel.split(",")]
-            seconds: dict[int, float] = {}
+            passes = args.parallel.split(",")
+            seconds: dict[str, float] = {}
             for n in passes:
                 os.environ["INSPECT_CACHE_DIR"] = str(Path(tmp) / f"cache-{n}")  # cold, each
                 folder = str(logs / f"parallel-{n}" / "strategies")
-                seconds[n] = timed_pass(folder, False, args, {**model_args, "parallel": str(n)})
+                seconds[n] = timed_pass(folder, False, args, {**model_args, "parallel": n})
                 print_rows(f"seven strategies, -M parallel={n}", seconds[n], rows(folder))
             first = passes[0]
             bound, how = floor(str(logs / f"parallel-{first}" / "strategies"), args.model, first)

@@ -32,6 +32,7 @@ os.environ["INSPECT_LOG_DIR"] = str(_TMP / "logs")
 os.environ["CMI_CACHE_DIR"] = str(_TMP / "cmi-cache")
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ.pop("CMI_PROBE_VERDICT", None)  # the probe decides, unless a test forces it
+os.environ.pop("CMI_BATCH_VERDICT", None)  # the batch probe too
 os.environ["MPLCONFIGDIR"] = str(_TMP / "matplotlib")
 if SHARED_DATA.is_dir():  # a local copy when there is one; else the pinned download, cached
     os.environ.setdefault("CMI_DATA_DIR", str(SHARED_DATA))
@@ -105,6 +106,17 @@ def probe_verdict(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.setenv(VERDICT_ENV, request.param)
     return request.param == "usable"
+
+
+@pytest.fixture(params=["all", "short", "none"])
+def batch_verdict(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each verdict the batch probe can reach, forced (``CMI_BATCH_VERDICT``), so that a test
+    of what follows from it holds on every machine. Never use it to compare batched
+    completions with one slot's: a forced ``all`` batches rows this CPU computes otherwise."""
+    from cmi_inspect.local_model.batch_probe import VERDICT_ENV
+
+    monkeypatch.setenv(VERDICT_ENV, request.param)
+    return str(request.param)
 
 
 @pytest.fixture(scope="session")

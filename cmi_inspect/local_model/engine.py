@@ -14,9 +14,10 @@ With ``parallel`` above 1, completions run in the slots of a multi-sequence cont
 (``llamacpp.Sequences``): the engine's thread admits waiting requests into free slots,
 decodes each new prompt alone, then decodes one token of every running slot per batch
 (continuous batching, as llama.cpp's server does with ``--parallel``). Forced decoding
-and everything else still runs on that thread, between batches. Rows batched together
-change llama.cpp's arithmetic slightly, so some greedy completions differ from those of
-``parallel=1`` (on the 87, 90 of 1,182 prompts; ``docs/RESULTS.md``): 1 stays the default.
+and everything else still runs on that thread, between batches. A long sequence's row is
+computed differently in a batch than alone (``llamacpp.BATCH_INVARIANT_KV``), so with
+``batch_kv`` set only the rows of shorter sequences share a batch and the completions are
+bit for bit those of ``parallel=1``; ``batch_probe`` checks it on this machine first.
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ class Engine:
 
     def __init__(self, config: EngineConfig) -> None:
         self.config = config
-        self.llm = LlamaCpp(config.path, config.n_ctx, config.n_threads, config.extra_bufts)
+        self.llm = LlamaCpp(config.path, config.n_ctx, config.threads, config.extra_bufts)
         parallel = config.parallel
         self.sequences = Sequences(self.llm, parallel, config.n_ctx) if parallel > 1 else None
         self.slots = [Slot(seq) for seq in range(parallel)] if parallel > 1 else []
@@ -306,11 +307,13 @@ class Engine:
         self._advance(slot, token)
 
     def _step(self) -> None:
-        """One batch: the last token of every running slot."""
+        """The last token of every running slot: one batch, or one batch of the short rows
+        and one of its own for each long one (``Sequences.step``)."""
         assert self.sequences is not None
         running = self._running()
         try:
-            tokens = self.sequences.step([(s.seq, s.next_token, s.position) for s in running])
+            rows = [(s.seq, s.next_token, s.position) for s in running]
+            tokens = self.sequences.step(rows, self.config.batch_kv)
         except BaseException as e:  # noqa: BLE001  (every caller raises it)
             for s in running:
                 assert s.future is not None

@@ -320,8 +320,8 @@ def main(argv: list[str]) -> int:
         print(f"engine_server: {ex}", file=sys.stderr)
         return 2
     print(
-        f"serving {config.path.name} with {config.parallel} slot(s), llama.cpp extra buffers "
-        f"{'on' if config.extra_bufts else 'off'} ({config.chosen_by})"
+        f"serving {config.path.name} with {config.parallel} slot(s) ({config.batching_by}), "
+        f"llama.cpp extra buffers {'on' if config.extra_bufts else 'off'} ({config.chosen_by})"
         f"{'' if args.api_key else ', with no key'}",
         file=sys.stderr,
         flush=True,

@@ -41,14 +41,28 @@ def reply_text(response: dict[str, Any]) -> str:
     return (response["choices"][0]["message"]["content"] or "").strip()
 
 
+def engine_choice(settings: EngineConfig) -> dict[str, Any]:
+    """What every output records of the engine that ran: its buffers, its batching, and
+    what chose each."""
+    return {
+        "extra_bufts": settings.extra_bufts,
+        "chosen_by": settings.chosen_by,
+        "parallel": settings.parallel,
+        "batch_kv": settings.batch_kv,
+        "batching_by": settings.batching_by,
+    }
+
+
 class GGUFModel(ModelAPI):
     """Greedy (temperature 0) chat completion on a local GGUF model.
 
     ``-M extra_bufts=auto`` (the default) probes once per machine whether llama.cpp's
     extra weight buffers (AMX) run here and turns them off where they crash (``probe``);
     ``on`` / ``off`` force the choice. Every output's metadata says which ran.
-    ``-M parallel=N`` decodes up to N concurrent requests together (``engine``); 1, the
-    default, decodes one request at a time. The ``-M`` arguments are read and checked by
+    ``-M parallel=auto`` (the default) decodes up to four concurrent requests together,
+    batching only the rows the batch probe finds computed as alone (``batch_probe``), so
+    the completions are those of one slot; ``-M parallel=N`` forces N slots batching every
+    row, ``parallel=1`` one request at a time. The ``-M`` arguments are read and checked by
     ``EngineConfig.from_model_args``, the one place that declares them.
     """
 
@@ -63,10 +77,14 @@ class GGUFModel(ModelAPI):
         self.engine_config = EngineConfig.from_model_args(model_name, **model_args)
         # Inspect keys its model-call cache on the base URL: make it the file's identity
         # (and the engine configuration, where it differs from the default), so a different
-        # GGUF file under the same name never reads another model's answers
+        # GGUF file under the same name, batches that may change answers or another thread
+        # count (a long prompt's answer depends on it) never read another model's answers
         settings = self.engine_config
-        identity = gguf_identity(settings.path) + (
-            "" if settings.extra_bufts else ":no-extra-bufts"
+        identity = (
+            gguf_identity(settings.path)
+            + ("" if settings.extra_bufts else ":no-extra-bufts")
+            + ("" if settings.exact_batches else f":batched-{settings.parallel}")
+            + f":threads-{settings.threads}"
         )
         super().__init__(model_name, base_url or identity, api_key, [], config)
         set_model_info(
@@ -122,7 +140,7 @@ class GGUFModel(ModelAPI):
         messages = as_chat(input)
         max_tokens = config.max_tokens or DEFAULT_MAX_TOKENS
         settings = self.engine_config
-        chosen = {"extra_bufts": settings.extra_bufts, "chosen_by": settings.chosen_by}
+        chosen = engine_choice(settings)
         request = {
             "model": str(settings.path.name),
             "messages": messages,

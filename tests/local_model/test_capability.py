@@ -8,7 +8,7 @@ from inspect_ai.model import get_model
 
 
 def test_the_gguf_provider_scores_continuations(probe_verdict):
-    model = get_model("gguf/smollm2", memoize=False)  # no engine is loaded to ask
+    model = get_model("gguf/smollm2", memoize=False, parallel=1)  # no engine is loaded to ask
     assert isinstance(model.api, GGUFModel) and continuation_scorer(model) is model.api
     assert issubclass(GGUFModel, ContinuationLogprobs)
 

@@ -79,14 +79,16 @@ class FakeSequences:
     def __init__(self, llm: Any, n: int, n_ctx: int) -> None:
         self.batches: list[int] = []
         self.prompts: list[tuple[int, int, int]] = []
+        self.batch_kv: set[int | None] = set()
 
     def prompt(self, seq: int, tokens: list[int], start: int) -> int:
         self.prompts.append((seq, len(tokens), start))
         return len(tokens) % 4
 
-    def step(self, rows: list[tuple[int, int, int]]) -> list[int]:
+    def step(self, rows: list[tuple[int, int, int]], batch_kv: int | None = None) -> list[int]:
         time.sleep(0.01)  # let concurrent requests arrive between batches
         self.batches.append(len(rows))
+        self.batch_kv.add(batch_kv)
         return [token - 1 for _, token, _ in rows]
 
     def save_state(self, seq: int) -> bytes:
@@ -99,9 +101,15 @@ class FakeSequences:
         pass
 
 
-def config(parallel: int = 1) -> EngineConfig:
+def config(parallel: int = 1, batch_kv: int | None = None) -> EngineConfig:
     return EngineConfig(
-        path=Path("model.gguf"), extra_bufts=False, n_ctx=8192, n_threads=1, prefix_cache_mb=1, parallel=parallel
+        path=Path("model.gguf"),
+        extra_bufts=False,
+        n_ctx=8192,
+        n_threads=1,
+        prefix_cache_mb=1,
+        parallel=parallel,
+        batch_kv=batch_kv,
     )
 
 
@@ -144,7 +152,7 @@ def test_a_state_that_fails_to_load_leaves_no_prompt_known_in_the_context(engine
 def test_parallel_slots_decode_concurrent_requests_together(monkeypatch):
     monkeypatch.setattr(engine_module, "LlamaCpp", FakeLlama)
     monkeypatch.setattr(engine_module, "Sequences", FakeSequences)
-    e = Engine(config(parallel=2))
+    e = Engine(config(parallel=2, batch_kv=256))
     try:
         lengths = [603, 602, 601, 603, 600]
         with ThreadPoolExecutor(5) as pool:
@@ -155,6 +163,7 @@ def test_parallel_slots_decode_concurrent_requests_together(monkeypatch):
         assert texts == ["3 2 1", "2 1", "1", "3 2 1", ""]  # each counted down alone
         assert [a["choices"][0]["finish_reason"] for a in answers] == ["stop"] * 5
         assert max(fake.batches) == 2  # two slots, decoded together
+        assert fake.batch_kv == {256}  # under the configured rule for which rows share a batch
         assert e.stats.calls == 5 and e.stats.prompt_tokens == sum(lengths)
         again = e.chat(user("603"), 8, None)  # its slot, or a saved state, still holds it
         assert again["choices"][0]["message"]["content"] == "3 2 1"
@@ -208,7 +217,7 @@ class EndlessSequences(FakeSequences):
         super().prompt(seq, tokens, start)
         return 5
 
-    def step(self, rows: list[tuple[int, int, int]]) -> list[int]:
+    def step(self, rows: list[tuple[int, int, int]], batch_kv: int | None = None) -> list[int]:
         self.batches.append(len(rows))
         if len(self.batches) == 3:
             self.cancel.set()

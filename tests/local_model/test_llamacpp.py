@@ -5,9 +5,18 @@ from __future__ import annotations
 import threading
 
 import llama_cpp.llama_cpp as lib
+import numpy as np
 import pytest
 from cmi_inspect.local_model import resolve_gguf
-from cmi_inspect.local_model.llamacpp import Completion, LlamaCpp, build_identity, model_params
+from cmi_inspect.local_model.llamacpp import (
+    BATCH_INVARIANT_KV,
+    Activation,
+    Completion,
+    LlamaCpp,
+    Sequences,
+    build_identity,
+    model_params,
+)
 
 
 @pytest.mark.parametrize("extra_bufts", [True, False])
@@ -98,5 +107,53 @@ def test_a_cancelled_chat_completion_ends_at_its_next_token_and_an_uncancelled_o
         assert cancelled["usage"]["completion_tokens"] == 3
         assert cancelled["choices"][0]["finish_reason"] == "stop"
         assert plain["choices"][0]["message"]["content"].startswith(cancelled["choices"][0]["message"]["content"])
+    finally:
+        llm.close()
+
+
+def test_only_rows_of_short_sequences_share_a_batch_and_logits_come_back_in_row_order():
+    batches: list[list[tuple[int, int, int, bool]]] = []
+    sequences = Sequences.__new__(Sequences)  # its batching alone: no context
+    sequences.n_vocab = 2
+    sequences._decode = batches.append  # type: ignore[method-assign, assignment]
+    sequences._logits = lambda k: np.array([batches[-1][k][2], k], dtype=np.float32)  # type: ignore[method-assign, assignment]
+    rows = [(0, 10, 255), (1, 11, 256), (2, 12, 3), (3, 13, 900)]  # (sequence, token, position)
+    logits = sequences.step_logits(rows, batch_kv=256)
+    # positions 255 and 3 leave their sequences 256 and 4 tokens: one batch; the others alone
+    assert [[row[2] for row in batch] for batch in batches] == [[0, 2], [1], [3]]
+    assert logits.tolist() == [[0, 0], [1, 0], [2, 1], [3, 0]]
+    batches.clear()
+    sequences.step_logits(rows)  # no rule: every row in one batch
+    assert [[row[2] for row in batch] for batch in batches] == [[0, 1, 2, 3]]
+
+
+@pytest.mark.slow  # decodes with the real model
+def test_an_observer_sees_every_layer_and_changes_no_logit_and_a_long_row_is_decoded_alone():
+    llm = LlamaCpp(resolve_gguf("smollm2"), 1024, None, extra_bufts=False)
+    prompts = [llm.tokenize("The band plays on while the fox jumps. " * k)[:n] for k, n in ((40, 300), (10, 60))]
+    seen: list[Activation] = []
+
+    def next_rows(sequences: Sequences, both: bool, batch_kv: int | None) -> np.ndarray:
+        firsts = [sequences.prompt(seq, p, 0) for seq, p in enumerate(prompts)]
+        rows = [(seq, firsts[seq], len(p)) for seq, p in enumerate(prompts)][: 2 if both else 1]
+        return sequences.step_logits(rows, batch_kv)
+
+    try:
+        observed = Sequences(llm, 2, 512, observe=seen.append)
+        plain = Sequences(llm, 2, 512)
+        try:
+            lone = next_rows(plain, False, None)[0]
+            assert np.array_equal(next_rows(observed, False, None)[0], lone)
+            # the 300-token sequence's row goes alone: the logits of its lone decoding
+            assert np.array_equal(next_rows(plain, True, BATCH_INVARIANT_KV)[0], lone)
+        finally:
+            observed.close()
+            plain.close()
+        names = {a.name for a in seen}
+        assert {"l_out-0", "l_out-29", "result_output"} <= names
+        [last] = [a for a in seen if a.name == "result_output"][-1:]
+        assert last.op == "MUL_MAT" and np.array_equal(last.values.reshape(-1), lone)
+        unified = Sequences(llm, 2, 512, settings={"kv_unified": True})
+        unified.close()
     finally:
         llm.close()

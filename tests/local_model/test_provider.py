@@ -9,6 +9,7 @@ import threading
 import pytest
 from cmi_inspect.local_model import LARGE_BATCH, GGUFModel, PromptTooLongError, reuse_totals
 from cmi_inspect.local_model import probe as probe_module
+from cmi_inspect.local_model.llamacpp import BATCH_INVARIANT_KV
 from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model
 
 PROMPT = "What is the capital of France? Answer in one word."
@@ -133,21 +134,27 @@ async def test_a_long_prompt_gets_an_answer_and_the_output_names_the_engine(extr
     engine = output.metadata["llama_cpp"]
     assert isinstance(model.api, GGUFModel)
     settings = model.api.engine_config
-    assert engine == {"extra_bufts": settings.extra_bufts, "chosen_by": settings.chosen_by}
+    assert engine == {
+        "extra_bufts": settings.extra_bufts,
+        "chosen_by": settings.chosen_by,
+        "parallel": settings.parallel,
+        "batch_kv": settings.batch_kv,
+        "batching_by": settings.batching_by,
+    }
     if extra_bufts == "off":
-        assert engine == {"extra_bufts": False, "chosen_by": "-M extra_bufts=off"}
+        assert (engine["extra_bufts"], engine["chosen_by"]) == (False, "-M extra_bufts=off")
 
 
 def test_a_crashing_probe_turns_the_extra_buffers_off(monkeypatch, tmp_path):
     monkeypatch.setenv("CMI_CACHE_DIR", str(tmp_path))
     crash = [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGILL)"]
     monkeypatch.setattr(probe_module, "child_command", lambda model: crash)
-    model = get_model("gguf/smollm2", memoize=False)
+    model = get_model("gguf/smollm2", memoize=False, parallel=1)
     assert isinstance(model.api, GGUFModel)
     assert model.api.engine_config.extra_bufts is False
     assert "SIGILL" in model.api.engine_config.chosen_by
-    assert model.api.base_url is not None and model.api.base_url.endswith(":no-extra-bufts")
-    forced = get_model("gguf/smollm2", extra_bufts=True, memoize=False)  # -M extra_bufts=on
+    assert model.api.base_url is not None and ":no-extra-bufts:" in model.api.base_url
+    forced = get_model("gguf/smollm2", extra_bufts=True, memoize=False, parallel=1)  # -M extra_bufts=on
     assert isinstance(forced.api, GGUFModel) and forced.api.engine_config.extra_bufts is True
     assert forced.api.base_url is not None and not forced.api.base_url.endswith("-bufts")
 
@@ -174,15 +181,18 @@ async def test_forced_decoding_scores_replies_the_same_whatever_ran_before():
 @pytest.mark.slow  # generates with the real model, three times
 async def test_parallel_slots_answer_one_request_as_the_single_context_does():
     """A request that decodes alone in its slot gets the completion of parallel=1, whatever
-    the slots held before; requests decoded together may not (batched rows change the
-    arithmetic: benchmarks/compare_completions.py measures how often), but each is whole."""
+    the slots held before; requests that a forced parallel=4 decodes together may not
+    (every row batched changes the arithmetic: benchmarks/compare_completions.py measures
+    how often), but each is whole."""
     notes = " ".join(f"Note {i}: the team met on {i} May 2023 about the launch." for i in range(1, 30))
     prompts = [f"{notes[: 150 * i]}\nName a colour that starts with the letter {c}." for i, c in enumerate("bgrpoy")]
     config = GenerateConfig(max_tokens=24)
-    one = get_model("gguf/smollm2", memoize=False)
+    one = get_model("gguf/smollm2", memoize=False, parallel=1)
     batched = get_model("gguf/smollm2", memoize=False, parallel=4)
     assert isinstance(batched.api, GGUFModel) and batched.api.engine.config.parallel == 4
+    assert batched.api.engine.config.batch_kv is None and not batched.api.engine_config.exact_batches
     assert batched.api.engine is not one.api.engine  # type: ignore[attr-defined]
+    assert batched.api.base_url != one.api.base_url  # its answers are cached apart
     expected = [await one.generate(p, config=config, cache=False) for p in prompts]
     in_turn = [await batched.generate(p, config=config, cache=False) for p in prompts]
     assert [o.completion for o in in_turn] == [o.completion for o in expected]
@@ -191,3 +201,33 @@ async def test_parallel_slots_answer_one_request_as_the_single_context_does():
     assert all(o.completion for o in together)
     assert [o.usage.input_tokens for o in together] == [o.usage.input_tokens for o in expected]  # type: ignore[union-attr]
     assert all(o.usage.output_tokens <= 24 for o in together)  # type: ignore[union-attr]
+
+
+def long_prompts() -> list[str]:
+    """Prompts of about 40 to 700 tokens whose replies run on (some pass 256 tokens while
+    they decode): short rows batch, long ones decode alone, both while others run."""
+    notes = " ".join(f"Note {i}: the team met on {i} May 2023 about the launch." for i in range(1, 80))
+    return [f"{notes[: 60 * i * i]}\nList every meeting date you can find." for i in range(1, 9)]
+
+
+@pytest.mark.slow  # probes, then generates with the real model twice
+async def test_auto_batches_concurrent_requests_and_answers_exactly_as_one_slot():
+    """Whatever the batch probe finds on this machine, parallel=auto (the default) gives
+    concurrent requests the completions of parallel=1 bit for bit, and every output says
+    how it was batched (what follows from each verdict: test_batch_probe)."""
+    config = GenerateConfig(max_tokens=96)
+    one = get_model("gguf/smollm2", memoize=False, parallel=1)
+    auto = get_model("gguf/smollm2", memoize=False)
+    assert isinstance(auto.api, GGUFModel) and isinstance(one.api, GGUFModel)
+    settings = auto.api.engine_config
+    assert "batch probe: " in settings.batching_by and settings.exact_batches
+    assert auto.api.base_url == one.api.base_url  # the same answers: one model-call cache
+    prompts = long_prompts()
+    expected = [await one.generate(p, config=config, cache=False) for p in prompts]
+    together = await asyncio.gather(*(auto.generate(p, config=config, cache=False) for p in prompts))
+    assert [o.completion for o in together] == [o.completion for o in expected]
+    assert [o.usage for o in together] == [o.usage for o in expected]
+    assert max(o.usage.input_tokens + o.usage.output_tokens for o in together) > BATCH_INVARIANT_KV  # type: ignore[union-attr]
+    metadata = together[0].metadata or {}
+    assert metadata["llama_cpp"]["parallel"] == settings.parallel
+    assert metadata["llama_cpp"]["batching_by"] == settings.batching_by

@@ -155,7 +155,7 @@ def test_a_server_started_by_hand_follows_no_one(monkeypatch):
 def test_one_server_per_model_and_window_answering_on_loopback():
     path = resolve_gguf("smollm2")
     first = served.served_model(path, 2048, extra_bufts=False)
-    server = served._servers[(str(path), 2048, False)]
+    server = served._servers[(str(path), 2048, False, None)]
     try:
         assert first.url.startswith("http://127.0.0.1:") and first.model == served.ALIAS
         assert served.served_model(path, 2048, extra_bufts=False) == first  # reused, not restarted
@@ -168,4 +168,4 @@ def test_one_server_per_model_and_window_answering_on_loopback():
     assert server.process.returncode is not None
     with pytest.raises(RuntimeError, match="exited with status"):
         served.served_model(path, 2048, extra_bufts=False)
-    del served._servers[(str(path), 2048, False)]
+    del served._servers[(str(path), 2048, False, None)]

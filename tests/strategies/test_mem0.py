@@ -257,7 +257,7 @@ def test_the_endpoint_is_the_served_gguf_model_or_the_openai_api_providers(monke
         return ServedModel("http://127.0.0.1:1/v1", "local", "k")
 
     monkeypatch.setattr(GGUFModel, "served", served)
-    local = get_model("gguf/smollm2", memoize=False)
+    local = get_model("gguf/smollm2", memoize=False, parallel=1)
     assert mem0_endpoint(local, 16384) == Endpoint("http://127.0.0.1:1/v1", "k", "local", served=True)
     assert asked == [16384]
     api = get_model("openai-api/scripted/extractor", base_url="http://127.0.0.1:2/v1", api_key="s", memoize=False)

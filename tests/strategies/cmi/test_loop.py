@@ -239,8 +239,12 @@ async def test_blind_cmi_keeps_the_useful_memory_and_drops_its_poisoned_edit(lab
         sel = await run_blind(record, prompts)
         assert [ids[p.key] for p in sel.picks] == list(record.gold_memory_ids), record.example_id
         d = diagnostics(sel)
-        assert (d["intervention"], d["risk_filter"], d["proposal"]) == ("evidence", "evidence", "relevance")
-        assert d["evidence"] and d["support_no_memory"]["score"] == 0.0
+        # the learned selector weighs conflicts itself: no risk filter unless one is named
+        assert (d["intervention"], d["risk_filter"], d["proposal"]) == ("evidence", "none", "relevance")
+        # the shipped learned selector holds for the embedded model, not the mock one
+        assert d["selector"] == "learned_non_causal" and "mockllm/model" in d["selector_note"]
+        assert d["effect"] == "answer" and d["evidence"]
+        assert d["support_no_memory"] is None  # and it asks for no intervention
         poison = next(c for c in d["candidates"] if ids[c["key"]].startswith("harm"))
         assert not poison["selected"] and poison["memory_support"] is not None
         assert len(prompts) <= 2 * 4 + 2
@@ -254,12 +258,12 @@ async def test_the_evidence_filter_drops_the_less_supported_version(label_free_r
         return "On 13 October 2021." if "October" in prompt else "I do not know."
 
     task = memory_task_for(record, "blind", mock_model(both_dates))
-    sel = await CMI(HashingEmbedder(), CMIConfig(k=4)).select(task)
+    sel = await CMI(HashingEmbedder(), CMIConfig(k=4, selector="rule")).select(task)
     poison = next(c for c in diagnostics(sel)["candidates"] if ids[c["key"]] == "harm_a")
     assert poison["utility"] > 0 and poison["conflicts"]
     assert poison["reason"].startswith("evidence risk: another version of the claim of")
     assert [ids[p.key] for p in sel.picks] == ["useful_a"]
-    unfiltered = await CMI(HashingEmbedder(), CMIConfig(k=4, risk_filter="none", budget=4, tau_u=0.0)).select(task)
+    unfiltered = await CMI(HashingEmbedder(), CMIConfig(k=4, risk_filter="none", budget=4, tau_u=0.0, selector="rule")).select(task)
     assert {ids[p.key] for p in unfiltered.picks} == {"useful_a", "harm_a"}
     assert all(c["conflicts"] == {} for c in diagnostics(unfiltered)["candidates"])
 
@@ -306,7 +310,7 @@ async def test_graded_for_every_candidate_or_for_none(label_free_records):
     record = label_free_records[0]
     model = get_model("mockllm/model", custom_outputs=outputs, memoize=False)
     task = memory_task_for(record, "blind", model)
-    d = diagnostics(await CMI(HashingEmbedder(), CMIConfig(k=4)).select(task))
+    d = diagnostics(await CMI(HashingEmbedder(), CMIConfig(k=4, selector="rule")).select(task))
     first, *rest = d["candidates"]
     assert first["effect"]["graded"] and rest and not any(c["effect"]["graded"] for c in rest)
     for c in d["candidates"]:  # every utility is the answer effect's

@@ -42,9 +42,10 @@ def test_the_budget_defaults_to_k_under_paper_and_to_one_under_blind():
     assert Choices.of(CMIConfig(k=4, budget=1), "paper").budget == 1
 
 
-def test_the_effect_is_graded_under_blind_and_the_answer_under_paper():
+def test_the_effect_is_graded_under_the_blind_rule_and_the_answer_otherwise():
     assert Choices.of(CMIConfig(), "paper").effect.name == "answer"
-    assert Choices.of(CMIConfig(), "blind").effect.name == "graded"
+    assert Choices.of(CMIConfig(selector="rule"), "blind").effect.name == "graded"
+    assert Choices.of(CMIConfig(), "blind").effect.name == "answer"  # the learned selector reads answers
     assert Choices.of(CMIConfig(lazy_perturb=True), "blind").effect.name == "answer"
     assert Choices.of(CMIConfig(effect="answer"), "blind").effect.name == "answer"
 
@@ -84,7 +85,9 @@ def test_a_bad_solver_argument_is_one_line_naming_it_and_the_range(field, value,
 def test_choices_follow_the_protocol_unless_named():
     paper, blind = Choices.of(CMIConfig(), "paper"), Choices.of(CMIConfig(), "blind")
     assert (paper.scorer.name, paper.risk.name, paper.reads_history) == ("gold", "label", False)
-    assert (blind.scorer.name, blind.risk.name, blind.reads_history) == ("evidence", "evidence", True)
+    assert (blind.scorer.name, blind.risk.name, blind.reads_history) == ("evidence", "none", True)
+    rule = Choices.of(CMIConfig(selector="rule"), "blind")
+    assert (rule.scorer.name, rule.risk.name, rule.selector) == ("evidence", "evidence", None)
     named = Choices.of(CMIConfig(intervention="evidence", risk_filter="none"), "paper")
     assert (named.scorer.name, named.risk.name, named.reads_history) == ("evidence", "none", True)
 

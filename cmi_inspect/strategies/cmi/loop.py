@@ -106,14 +106,15 @@ class CMI(MemoryStrategy):
 
     Args:
         k: Candidates proposed by the hybrid retriever.
-        tau_u: Utility threshold (select if utility > tau_u); default 0 under paper,
-            0.05 under blind (chosen on the development sets).
-        tau_s: Stability threshold (select if stability >= tau_s); default 0 under
-            paper, -1 under blind (stability is logged but never vetoes).
+        tau_u: The rule's utility threshold (select if utility > tau_u); default 0 under
+            paper, 0.05 under blind with ``selector=rule`` (chosen on the development sets).
+        tau_s: The rule's stability threshold (select if stability >= tau_s); default 0
+            under paper, -1 under blind with ``selector=rule`` (logged, never vetoes).
         budget: Most memories selected (default: k under paper, 1 under blind).
-        prefer: Which passing candidates fill the budget first: ``utility`` (highest
-            utility, the reference; default under paper) or ``proposal`` (best proposal
-            rank; default under blind).
+        prefer: Which of the rule's passing candidates fill the budget first: ``utility``
+            (highest utility, the reference; default under paper) or ``proposal`` (best
+            proposal rank; blind with ``selector=rule``). A learned selector keeps its most
+            probable candidates.
         ablation: ``full`` or one of the ablations ``no_perturb``, ``utility_only``,
             ``stability_only``, ``non_causal`` (no intervention: the top candidates the
             risk filter keeps), ``learned_non_causal`` (no intervention: the learned
@@ -127,8 +128,9 @@ class CMI(MemoryStrategy):
             model's answers gives way, in one logged line, to the learned non_causal one.
         risk_filter: ``label`` (drop memories labelled harmful; paper protocol),
             ``evidence`` (drop a memory that conflicts with a candidate the history
-            supports better) or ``none``; default: ``label`` under paper, ``evidence``
-            under blind.
+            supports better) or ``none``; default: ``label`` under paper, ``none`` with a
+            learned selector (it weighs support and conflicts itself), ``evidence`` under
+            blind with ``selector=rule``.
         lazy_perturb: Skip a perturbed call when utility already rules the memory out.
         intervention: How interventions are scored: ``gold`` (the paper's: reads the
             gold answer, refused under the blind protocol) or ``evidence`` (agreement
@@ -137,8 +139,10 @@ class CMI(MemoryStrategy):
         effect: How answers become a memory's effect: ``answer`` (each context scored
             by its generated answer, the paper's) or ``graded`` (by the expected answer
             score under the model's likelihood of the candidate's answers in each
-            context); default: ``answer`` under paper, ``graded`` under blind
-            (``answer`` with ``lazy_perturb``, which reads the answer utility).
+            context); default: ``answer``, save ``graded`` under blind with
+            ``selector=rule`` (the rule's frozen setting; ``answer`` with
+            ``lazy_perturb``, which reads the answer utility). A learned selector reads
+            the answers, which the graded effect does not change.
         conflict_similarity: Embedding cosine from which two candidates count as
             versions of one claim, for the evidence risk filter (a poison is most often a
             close paraphrase of the memory it distorts); above 1, no pair does.

@@ -41,7 +41,7 @@ from cmi_inspect.dates.explicit import session_date
 from cmi_inspect.errors import UserError, positive_int
 from cmi_inspect.retrieval import bounded
 from cmi_inspect.strategies.base import MemoryNames
-from cmi_inspect.strategies.endpoint import Endpoint, endpoint_for, unreachable
+from cmi_inspect.strategies.endpoint import Endpoint, LibraryRun, endpoint_for, unreachable
 
 INSTALL = "pip install 'cmi-inspect[graphiti]'"
 SERVED_N_CTX = 16384
@@ -70,22 +70,12 @@ class GraphitiEpisode(BaseModel):
     """Why its ingestion failed (None: it did not)."""
 
 
-class GraphitiDetails(BaseModel):
-    """How Graphiti chose: what each episode gave, what its search returned."""
+class GraphitiDetails(LibraryRun):
+    """How Graphiti chose: what each episode gave (a failed ingestion sets
+    ``extraction_failed``), what its search returned."""
 
-    top_k: int
-    embedder: str = "e5"
-    llm: str
-    """Graphiti's LLM: the model name and the endpoint it was called at."""
     episodes: list[GraphitiEpisode]
     returned: list[GraphitiFact]
-    extraction_failed: bool = False
-    """Some episode's ingestion failed; ``episodes`` says which and why."""
-    llm_calls: int = 0
-    llm_input_tokens: int = 0
-    llm_output_tokens: int = 0
-    seconds: float = 0.0
-    """Time spent adding the bank and searching it."""
 
 
 def import_graphiti() -> Any:

@@ -37,7 +37,7 @@ from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.errors import UserError, flag, positive_int
 from cmi_inspect.retrieval import bounded
 from cmi_inspect.strategies.base import MemoryNames
-from cmi_inspect.strategies.endpoint import Endpoint, endpoint_for, unreachable
+from cmi_inspect.strategies.endpoint import Endpoint, LibraryRun, endpoint_for, unreachable
 
 INSTALL = "pip install 'cmi-inspect[langmem]'"
 E5_DIMS = 384
@@ -70,25 +70,15 @@ class LangMemExtraction(BaseModel):
     """Why the extraction failed (None: it did not)."""
 
 
-class LangMemDetails(BaseModel):
-    """How LangMem chose: what it stored, what the search returned, how extraction went."""
+class LangMemDetails(LibraryRun):
+    """How LangMem chose: what it stored, what the search returned, how extraction went
+    (``llm`` with ``infer=true`` only)."""
 
     infer: bool
-    top_k: int
-    embedder: str = "e5"
-    llm: str | None = None
-    """LangMem's LLM (``infer=true``): the model name and the endpoint it was called at."""
     stored: int
     """Memories in the store once the bank was added."""
     returned: list[LangMemItem]
     extractions: list[LangMemExtraction] = Field(default_factory=list)
-    extraction_failed: bool = False
-    """Some bank memory's extraction raised; ``extractions`` says which and why."""
-    llm_calls: int = 0
-    llm_input_tokens: int = 0
-    llm_output_tokens: int = 0
-    seconds: float = 0.0
-    """Time spent adding the bank and searching it."""
 
 
 def import_langmem() -> Any:

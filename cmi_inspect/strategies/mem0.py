@@ -37,7 +37,7 @@ from cmi_inspect.errors import UserError, flag, positive_int
 from cmi_inspect.paths import cache_dir
 from cmi_inspect.retrieval import bounded
 from cmi_inspect.strategies.base import MemoryNames, MemoryStrategy, MemoryTask, Pick, Selection
-from cmi_inspect.strategies.endpoint import Endpoint, endpoint_for, unreachable
+from cmi_inspect.strategies.endpoint import Endpoint, LibraryRun, endpoint_for, unreachable
 
 INSTALL = "pip install 'cmi-inspect[mem0]'"
 E5_DIMS = 384
@@ -73,25 +73,15 @@ class Mem0Extraction(BaseModel):
     """Why the extraction failed (None: it did not)."""
 
 
-class Mem0Details(BaseModel):
-    """How mem0 chose: what it stored, what its search returned, how extraction went."""
+class Mem0Details(LibraryRun):
+    """How mem0 chose: what it stored, what its search returned, how extraction went
+    (``llm`` with ``infer=true`` only)."""
 
     infer: bool
-    top_k: int
-    embedder: str = "e5"
-    llm: str | None = None
-    """mem0's LLM (``infer=true``): the model name and the endpoint it was called at."""
     stored: int
     """Memories in mem0's store once the bank was added."""
     returned: list[Mem0Fact]
     extractions: list[Mem0Extraction] = Field(default_factory=list)
-    extraction_failed: bool = False
-    """Some bank memory's extraction failed; ``extractions`` says which and why."""
-    llm_calls: int = 0
-    llm_input_tokens: int = 0
-    llm_output_tokens: int = 0
-    seconds: float = 0.0
-    """Time spent adding the bank and searching it."""
 
 
 def import_mem0() -> Any:

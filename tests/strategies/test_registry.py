@@ -92,7 +92,9 @@ def test_a_bad_argument_is_one_line_before_any_run(case):
 
 
 def test_ablations_describe_their_rule():
-    assert list(ABLATIONS) == ["full", "no_perturb", "utility_only", "stability_only", "non_causal", "learned_non_causal", "oracle"]
+    assert list(ABLATIONS) == [
+        "full", "no_perturb", "utility_only", "stability_only", "non_causal", "learned_non_causal", "oracle"
+    ]  # fmt: skip
     assert not any((ABLATIONS["non_causal"].asks_no_memory, ABLATIONS["non_causal"].asks_with))
     assert ABLATIONS["full"].tests_utility and ABLATIONS["full"].tests_stability
     assert not ABLATIONS["utility_only"].tests_stability and not ABLATIONS["stability_only"].tests_utility

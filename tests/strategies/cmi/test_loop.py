@@ -263,7 +263,9 @@ async def test_the_evidence_filter_drops_the_less_supported_version(label_free_r
     assert poison["utility"] > 0 and poison["conflicts"]
     assert poison["reason"].startswith("evidence risk: another version of the claim of")
     assert [ids[p.key] for p in sel.picks] == ["useful_a"]
-    unfiltered = await CMI(HashingEmbedder(), CMIConfig(k=4, risk_filter="none", budget=4, tau_u=0.0, selector="rule")).select(task)
+    unfiltered = await CMI(
+        HashingEmbedder(), CMIConfig(k=4, risk_filter="none", budget=4, tau_u=0.0, selector="rule")
+    ).select(task)
     assert {ids[p.key] for p in unfiltered.picks} == {"useful_a", "harm_a"}
     assert all(c["conflicts"] == {} for c in diagnostics(unfiltered)["candidates"])
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 from cmi_inspect.errors import UserError
@@ -107,3 +108,18 @@ def test_the_shipped_selectors_are_the_causal_one_and_the_one_any_model_can_use(
     for s in (causal, non_causal):  # fitted on XL's training split, chosen on dev
         assert s.fitted_on["splits"] == ["train"]
         assert s.fitted_on["development_splits"] == ["dev"]
+
+
+def test_the_shipped_selectors_hold_no_example_text():
+    """Names, numbers and identifiers only: no memory, request or answer was written in."""
+
+    def strings(value) -> list[str]:
+        if isinstance(value, dict):
+            return [*value, *(s for v in value.values() for s in strings(v))]
+        if isinstance(value, list):
+            return [s for v in value for s in strings(v)]
+        return [value] if isinstance(value, str) else []
+
+    for name in SHIPPED:
+        found = strings(json.loads(shipped(name).model_dump_json()))
+        assert found and all(re.fullmatch(r"[\w./:\- ]{1,64}", s) and len(s.split()) <= 5 for s in found), name

@@ -74,6 +74,8 @@ class GraphitiDetails(LibraryRun):
     """How Graphiti chose: what each episode gave (a failed ingestion sets
     ``extraction_failed``), what its search returned."""
 
+    llm: str
+    """Graphiti's LLM (it always has one)."""
     episodes: list[GraphitiEpisode]
     returned: list[GraphitiFact]
 

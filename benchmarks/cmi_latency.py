@@ -2,12 +2,16 @@
 
 For each model (the embedded local model, and a fixed-latency model that
 answers after a set delay, which measures orchestration rather than CPU),
-runs vector_memory, cmi and cmi with lazy_perturb on the first N examples,
-one sample at a time, and prints per strategy: model calls, input and output
-tokens, and wall-clock per sample, with the CMI / vector ratios.
+runs vector_memory and CMI's variants on the first N examples, one sample at a
+time, with no model-call cache, and prints per strategy: model calls, input and
+output tokens, and wall-clock per sample, with the CMI / vector ratios. Under
+``--protocol paper`` the variants are cmi and cmi with lazy_perturb; under
+``blind``, cmi (its learned selector), the rule it replaced (``selector=rule``)
+and the learned non_causal ablation.
 
     python benchmarks/cmi_latency.py --limit 20 --delay 0.5
     python benchmarks/cmi_latency.py --models gguf/smollm2 --limit 15 -M parallel=1
+    python benchmarks/cmi_latency.py --models gguf/smollm2 --limit 15 --protocol blind
 """
 
 from __future__ import annotations
@@ -24,9 +28,17 @@ from cmi_inspect.report.runs import model_calls, token_usage
 from cmi_inspect.strategies.solvers import cmi, vector_memory
 
 PLANS = {
-    "vector_memory": lambda: vector_memory(),
-    "cmi": lambda: cmi(),
-    "cmi (lazy_perturb)": lambda: cmi(lazy_perturb=True),
+    "paper": {
+        "vector_memory": lambda: vector_memory(),
+        "cmi": lambda: cmi(),
+        "cmi (lazy_perturb)": lambda: cmi(lazy_perturb=True),
+    },
+    "blind": {
+        "vector_memory": lambda: vector_memory(),
+        "cmi": lambda: cmi(),
+        "cmi (selector=rule)": lambda: cmi(selector="rule"),
+        "cmi (ablation=learned_non_causal)": lambda: cmi(ablation="learned_non_causal"),
+    },
 }
 
 
@@ -43,12 +55,12 @@ def measure(log: EvalLog) -> dict[str, float]:
 
 
 def bench(
-    model: str, limit: int, log_dir: str, model_args: dict[str, str]
+    model: str, limit: int, log_dir: str, model_args: dict[str, str], protocol: str
 ) -> dict[str, dict[str, float]]:
     results = {}
-    for name, plan in PLANS.items():
+    for name, plan in PLANS[protocol].items():
         [log] = inspect_eval(
-            causal_locomo(),
+            causal_locomo(protocol=protocol),
             solver=plan(),
             model=model,
             model_args=model_args,
@@ -92,6 +104,7 @@ def main() -> None:
         default="gguf/smollm2,fixed_latency",
         help="comma-separated; fixed_latency takes --delay",
     )
+    parser.add_argument("--protocol", choices=sorted(PLANS), default="paper")
     parser.add_argument(
         "-M",
         dest="model_args",
@@ -106,7 +119,7 @@ def main() -> None:
         for model in args.models.split(","):
             name = f"fixed_latency/{args.delay}" if model == "fixed_latency" else model
             model_args = gguf_args if name.startswith("gguf/") else {}
-            print_table(name, bench(name, args.limit, log_dir, model_args))
+            print_table(name, bench(name, args.limit, log_dir, model_args, args.protocol))
 
 
 if __name__ == "__main__":

@@ -94,7 +94,13 @@ class Engine:
         self.thread = threading.Thread(target=self._serve, name="llama.cpp", daemon=True)
         self.thread.start()
         self.reuse = config.prefix_cache_mb > 0
-        self.saved = SavedStates(config.prefix_cache_mb * 2**20)
+        # the single context and the slots' context keep their saved prompt states apart:
+        # llama.cpp cannot restore a sequence's state into a context of another shape
+        budget = config.prefix_cache_mb * 2**20 // (2 if self.sequences is not None else 1)
+        self.saved = SavedStates(budget)
+        """Prompt states the single context saved (completions alone, forced decoding)."""
+        self.slot_saved = SavedStates(budget)
+        """Prompt states the slots saved (batched completions)."""
         self.live: tuple[int, ...] = ()
         """The prompt whose KV state the context holds now."""
         self.live_large = 0
@@ -291,11 +297,11 @@ class Engine:
             block = self.llm.block
             in_slot = min(common_prefix(slot.live, tokens), slot.live_large) if self.reuse else 0
             n = reusable_prefix(in_slot, len(tokens), block)
-            key, shared = self.saved.longest(tokens) if self.reuse else ((), 0)
+            key, shared = self.slot_saved.longest(tokens) if self.reuse else ((), 0)
             from_saved = reusable_prefix(shared, len(tokens), block)
             slot.live, slot.live_large = (), 0  # until the prompt is decoded
             if from_saved > n:
-                state, _ = self.saved.get(key)
+                state, _ = self.slot_saved.get(key)
                 self.sequences.load_state(slot.seq, state)  # type: ignore[arg-type]
                 n = from_saved
             token = self.sequences.prompt(slot.seq, tokens, n)
@@ -337,7 +343,7 @@ class Engine:
         slot.live = tuple(prompt)
         slot.live_large = large_prefix(slot.reused, len(prompt), self.llm.block)
         if self.reuse and slot.live_large > LARGE_BATCH:
-            self.saved.put(slot.live, self.sequences.save_state(slot.seq), slot.live_large)
+            self.slot_saved.put(slot.live, self.sequences.save_state(slot.seq), slot.live_large)
         self.stats.prompt_tokens += len(prompt)
         self.stats.evaluated_tokens += len(prompt) - slot.reused
         self.stats.calls += 1

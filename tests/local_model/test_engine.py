@@ -172,6 +172,33 @@ def test_parallel_slots_decode_concurrent_requests_together(monkeypatch):
         e.close()
 
 
+class SlotStates(FakeSequences):
+    def save_state(self, seq: int) -> bytes:
+        return b"slot kv"
+
+
+class OwnStatesOnly(FakeLlama):
+    def load_state(self, state: bytes) -> None:
+        assert state == b"kv", "the single context was handed a state the slots saved"
+        super().load_state(state)
+
+
+def test_the_single_context_never_restores_a_state_a_slot_saved(monkeypatch):
+    """llama.cpp refuses a sequence's state saved in the slots' context of another shape:
+    forced decoding after a batched completion of the same prompt decodes it instead."""
+    monkeypatch.setattr(engine_module, "LlamaCpp", OwnStatesOnly)
+    monkeypatch.setattr(engine_module, "Sequences", SlotStates)
+    e = Engine(config(parallel=2, batch_kv=256))
+    try:
+        e.chat(user("1200"), 8, None)  # through a slot, which saves its state
+        assert e.slot_saved.longest(list(range(1200)))[1] == 1200
+        assert e.saved.longest(list(range(1200)))[1] == 0
+        e.continuation_logprobs(user("1201"), ["yes"])
+        assert ("load",) not in e.llm.calls and any(c[0] == "decode" for c in e.llm.calls)
+    finally:
+        e.close()
+
+
 class GeneratingLlama(FakeLlama):
     """A completion given a cancel flag generates until the flag is set (10 s at most)."""
 

@@ -12,6 +12,7 @@ import json
 import pytest
 from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.errors import UserError
+from cmi_inspect.strategies.cmi.selector import shipped
 from cmi_inspect.strategies.solvers import cmi
 
 from conftest import LABEL_FREE, SYNTHETIC, run_blind, samples_of
@@ -51,9 +52,20 @@ def canary_file(tmp_path) -> str:
     return str(path)
 
 
-def test_no_canary_reaches_the_model_from_blind_cmi(tmp_path):
+def selector_for_the_mock_model(tmp_path) -> str:
+    """The shipped learned selector, as if fitted on the mock model's answers, so that its
+    interventions run (for another model it gives way to learned non_causal, which asks none)."""
+    path = tmp_path / "learned-mock.json"
+    shipped("learned").model_copy(update={"response_model": "mockllm/model"}).save(path)
+    return str(path)
+
+
+@pytest.mark.parametrize("selector", ["learned", "rule"])
+def test_no_canary_reaches_the_model_from_blind_cmi(tmp_path, selector):
     prompts: list[str] = []
-    log = run_blind(cmi(embedder="hashing"), tmp_path, prompts, data_file=canary_file(tmp_path))
+    chosen = selector_for_the_mock_model(tmp_path) if selector == "learned" else selector
+    solver = cmi(embedder="hashing", selector=chosen)
+    log = run_blind(solver, tmp_path, prompts, data_file=canary_file(tmp_path))
     assert log.status == "success", log.error
     assert len(prompts) >= 6
     text = "\n".join(prompts)
@@ -62,7 +74,9 @@ def test_no_canary_reaches_the_model_from_blind_cmi(tmp_path):
         assert word not in text.lower()
     for sample in samples_of(log):
         details = sample.store["MemorySelection:details"]
-        assert (details["intervention"], details["risk_filter"]) == ("evidence", "evidence")
+        risk = "none" if selector == "learned" else "evidence"  # a learned selector weighs conflicts itself
+        assert (details["intervention"], details["risk_filter"]) == ("evidence", risk)
+        assert details["selector"] == ("learned" if selector == "learned" else "rule")
         assert details["model_calls"] <= 2 * details["config"]["k"] + 2
 
 
@@ -78,7 +92,7 @@ def test_blind_cmi_on_the_release_prompts_only_visible_text(tmp_path, real_recor
         )
     ).lower()
     prompts: list[str] = []
-    log = run_blind(cmi(embedder="hashing"), tmp_path, prompts)
+    log = run_blind(cmi(embedder="hashing", selector=selector_for_the_mock_model(tmp_path)), tmp_path, prompts)
     assert log.status == "success", log.error
     text = "\n".join(prompts).lower()
     assert "resolved temporal answer" not in text and "resolved answer for" not in text

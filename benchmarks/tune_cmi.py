@@ -1,6 +1,6 @@
 """Choose label-free CMI's rule thresholds on development logs, never on the test set.
 
-Reads blind CMI logs that ran with every intervention (``inspect eval ... --solver cmi -T
+Reads blind CMI logs of its rule that ran with every intervention (``inspect eval ... --solver cmi -S selector=rule -T
 protocol=blind``) and replays CMI's own decision (``rule_rejection``, the evidence risk
 filter's verdict recomputed for every candidate from the logged supports and conflicts,
 ``decide``) for each setting of a grid of ``tau_u``, ``tau_s`` and ``prefer``, with the

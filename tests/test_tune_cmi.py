@@ -1,4 +1,5 @@
-"""The tuning replay decides as the run decided, and recomputes the answer effect."""
+"""The tuning replay decides as the run decided, and recomputes the answer effect: it
+replays CMI's rule (``-S selector=rule``), not a learned selector."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ def follow_first_note(prompt: str) -> str:
 def run(**args):
     [log] = inspect_eval(
         causal_locomo(protocol="blind", data_file=str(LABEL_FREE)),
-        solver=cmi(embedder="hashing", **args),
+        solver=cmi(embedder="hashing", selector="rule", **args),
         model=mock_model(follow_first_note),
         display="none",
     )

@@ -1,16 +1,17 @@
 """Choose label-free CMI's rule thresholds on development logs, never on the test set.
 
-Reads blind CMI logs of its rule that ran with every intervention (``inspect eval ... --solver cmi -S selector=rule -T
-protocol=blind``) and replays CMI's own decision (``rule_rejection``, the evidence risk
-filter's verdict recomputed for every candidate from the logged supports and conflicts,
-``decide``) for each setting of a grid of ``tau_u``, ``tau_s`` and ``prefer``, with the
-budget the run used. No model is called: the logged graded utilities and stabilities
-stand (``--effect answer`` recomputes the answer effect from the graded records, to
-compare the two on the same answers). It prints useful F1 and poison adoption on each
-log and ranks the settings by mean (F1 - poison adoption) over the logs, or, with
-``--max-poison``, by mean F1 among those within a poison cap per log; beside each log,
-non_causal replayed from the same candidates (the row CMI has to beat). This reads the
-labels, so it is an analysis of finished development runs, never part of a run.
+Reads blind CMI logs of its rule that ran with every intervention (``inspect eval ...
+--solver cmi -S selector=rule -T protocol=blind``) and replays CMI's own decision
+(``rule_rejection``, the evidence risk filter's verdict recomputed for every candidate
+from the logged supports and conflicts, ``decide``) for each setting of a grid of
+``tau_u``, ``tau_s`` and ``prefer``, with the budget the run used. No model is called: the
+logged graded utilities and stabilities stand (``--effect answer`` recomputes the answer
+effect from the graded records, to compare the two on the same answers). It prints useful
+F1 and poison adoption on each log and ranks the settings by mean (F1 - poison adoption)
+over the logs, or, with ``--max-poison``, by mean F1 among those within a poison cap per
+log; beside each log, non_causal replayed from the same candidates (the row CMI has to
+beat). This reads the labels, so it is an analysis of finished development runs, never
+part of a run.
 
     python benchmarks/tune_cmi.py DEV_LOG [DEV_LOG ...] [--max-poison P,P,...]
 """

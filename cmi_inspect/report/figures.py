@@ -53,21 +53,23 @@ def plot_accuracy_robustness(runs: list[Run], path: Path) -> None:
 
 
 def plot_utility(runs: list[Run], path: Path) -> None:
-    """One box plot of candidate utilities by label per CMI run."""
+    """One box plot of candidate utilities by label per CMI run that measured any (learned
+    non_causal and non_causal measure none)."""
     plt = _pyplot()
-    cmi_rows = [r for r in runs if r.candidates]
+    measured = [(r, utility_by_label(r)) for r in runs if r.candidates]
+    measured = [(r, b) for r, b in measured if any(v["utility"] for v in b.values())]
+    cmi_rows = [r for r, _ in measured]
     fig, axes = plt.subplots(
         1, max(len(cmi_rows), 1), figsize=(5 * max(len(cmi_rows), 1), 4), squeeze=False
     )
-    for ax, r in zip(axes[0], cmi_rows, strict=False):
-        by_label = utility_by_label(r)
+    for ax, (r, by_label) in zip(axes[0], measured, strict=False):
         names = [n for n in ("useful", "irrelevant", "harmful") if by_label[n]["utility"]]
         ax.boxplot([by_label[n]["utility"] for n in names], tick_labels=names)
         ax.axhline(0, color="grey", linewidth=0.5)
         ax.set_title(run_label(r), fontsize=9)
         ax.set_ylabel("utility = s_with - s_no")
     if not cmi_rows:
-        axes[0][0].text(0.5, 0.5, "no CMI run in this directory", ha="center")
+        axes[0][0].text(0.5, 0.5, "no CMI run with measured utilities here", ha="center")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

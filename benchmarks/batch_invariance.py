@@ -29,7 +29,8 @@ import numpy as np
 from cmi_inspect.causal_locomo.data import causal_locomo_path, load_records
 from cmi_inspect.causal_locomo.prompts import history_prompt
 from cmi_inspect.local_model import EngineConfig
-from cmi_inspect.local_model.llamacpp import BATCH_INVARIANT_KV, Activation, LlamaCpp, Sequences
+from cmi_inspect.local_model.llamacpp import LlamaCpp
+from cmi_inspect.local_model.sequences import BATCH_INVARIANT_KV, Activation, Sequences
 
 SETTINGS: dict[str, Mapping[str, Any]] = {
     "the engine's (a KV stream per sequence, flash attention)": {},

@@ -34,7 +34,7 @@ from inspect_ai.model import get_model
 from prefix_floor import trie_size
 
 from cmi_inspect.local_model import GGUFModel, as_chat, reuse_totals
-from cmi_inspect.local_model.llamacpp import Sequences
+from cmi_inspect.local_model.sequences import Sequences
 from cmi_inspect.report.runs import (
     cache_hits,
     model_calls,
@@ -122,7 +122,7 @@ def print_rows(title: str, total: float, table: list[dict[str, float | str]]) ->
 def speeds(api: GGUFModel, n: int, prompt_length: int, steps: int = 64) -> tuple[float, float]:
     """Prompt tokens a second (one ``prompt_length``-token prompt, decoded as every prompt
     is) and reply tokens a second with ``n`` sequences decoded in one batch, measured on
-    a multi-sequence context of the model (``llamacpp.Sequences``)."""
+    a multi-sequence context of the model (``sequences.Sequences``)."""
     llm = api.engine.llm
     sequences = Sequences(llm, n, api.engine_config.n_ctx)
     try:

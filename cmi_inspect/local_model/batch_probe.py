@@ -4,7 +4,7 @@ A batched completion must be the completion of ``parallel=1`` bit for bit, or a 
 answers would depend on which requests happened to share a batch. On CPU they are not for
 long sequences: llama.cpp's flash attention attends a lone query over a long KV cache in
 chunks, one per thread, and combines them, but attends each row of a batch in one pass
-(``llamacpp.BATCH_INVARIANT_KV``); on the 87, batching every row changed 90 of 1,182
+(``sequences.BATCH_INVARIANT_KV``); on the 87, batching every row changed 90 of 1,182
 greedy completions (``docs/RESULTS.md``).
 
 So before the first batched decoding ``-M parallel=auto`` (the default) decodes a few
@@ -35,8 +35,9 @@ from typing import Literal, cast
 import numpy as np
 
 from cmi_inspect.errors import UserError, positive_int
-from cmi_inspect.local_model.llamacpp import BATCH_INVARIANT_KV, LlamaCpp, Sequences
+from cmi_inspect.local_model.llamacpp import LlamaCpp
 from cmi_inspect.local_model.probe import probe_key
+from cmi_inspect.local_model.sequences import BATCH_INVARIANT_KV, Sequences
 from cmi_inspect.paths import cache_dir
 
 Rows = Literal["all", "short", "none"]

@@ -11,11 +11,11 @@ as in a fresh run (``prefix_cache.reusable_prefix``): the logits, and hence the 
 completions, are then bit-for-bit those of a fresh run.
 
 With ``parallel`` above 1, completions run in the slots of a multi-sequence context
-(``llamacpp.Sequences``): the engine's thread admits waiting requests into free slots,
+(``sequences.Sequences``): the engine's thread admits waiting requests into free slots,
 decodes each new prompt alone, then decodes one token of every running slot per batch
 (continuous batching, as llama.cpp's server does with ``--parallel``). Forced decoding
 and everything else still runs on that thread, between batches. A long sequence's row is
-computed differently in a batch than alone (``llamacpp.BATCH_INVARIANT_KV``), so with
+computed differently in a batch than alone (``sequences.BATCH_INVARIANT_KV``), so with
 ``batch_kv`` set only the rows of shorter sequences share a batch and the completions are
 bit for bit those of ``parallel=1``; ``batch_probe`` checks it on this machine first.
 """
@@ -33,7 +33,7 @@ from typing import Any
 
 from cmi_inspect.errors import UserError
 from cmi_inspect.local_model.config import EngineConfig
-from cmi_inspect.local_model.llamacpp import Completion, LlamaCpp, Sequences
+from cmi_inspect.local_model.llamacpp import Completion, LlamaCpp
 from cmi_inspect.local_model.prefix_cache import (
     LARGE_BATCH,
     ReuseStats,
@@ -42,6 +42,7 @@ from cmi_inspect.local_model.prefix_cache import (
     large_prefix,
     reusable_prefix,
 )
+from cmi_inspect.local_model.sequences import Sequences
 
 
 class PromptTooLongError(UserError):

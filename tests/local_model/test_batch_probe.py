@@ -22,7 +22,7 @@ from cmi_inspect.local_model.batch_probe import (
     parse_parallel,
     verdict_path,
 )
-from cmi_inspect.local_model.llamacpp import BATCH_INVARIANT_KV
+from cmi_inspect.local_model.sequences import BATCH_INVARIANT_KV
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from cmi_inspect.local_model import probe as probe_module
 from cmi_inspect.local_model.batch_probe import AUTO_PARALLEL
 from cmi_inspect.local_model.batch_probe import VERDICT_ENV as BATCH_VERDICT_ENV
 from cmi_inspect.local_model.config import DEFAULT_N_CTX, DEFAULT_PREFIX_CACHE_MB, EngineConfig
-from cmi_inspect.local_model.llamacpp import BATCH_INVARIANT_KV
+from cmi_inspect.local_model.sequences import BATCH_INVARIANT_KV
 
 
 def test_the_defaults_are_the_providers(monkeypatch):

@@ -8,15 +8,8 @@ import llama_cpp.llama_cpp as lib
 import numpy as np
 import pytest
 from cmi_inspect.local_model import resolve_gguf
-from cmi_inspect.local_model.llamacpp import (
-    BATCH_INVARIANT_KV,
-    Activation,
-    Completion,
-    LlamaCpp,
-    Sequences,
-    build_identity,
-    model_params,
-)
+from cmi_inspect.local_model.llamacpp import Completion, LlamaCpp, build_identity, model_params
+from cmi_inspect.local_model.sequences import BATCH_INVARIANT_KV, Activation, Sequences
 
 
 @pytest.mark.parametrize("extra_bufts", [True, False])

@@ -9,7 +9,7 @@ import threading
 import pytest
 from cmi_inspect.local_model import LARGE_BATCH, GGUFModel, PromptTooLongError, reuse_totals
 from cmi_inspect.local_model import probe as probe_module
-from cmi_inspect.local_model.llamacpp import BATCH_INVARIANT_KV
+from cmi_inspect.local_model.sequences import BATCH_INVARIANT_KV
 from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model
 
 PROMPT = "What is the capital of France? Answer in one word."

@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument(
         "--ablations",
         action="store_true",
-        help="also run CMI's ablations (under -T protocol=blind, the four that read no label)",
+        help="also run CMI's ablations (under -T protocol=blind, the five that read no label)",
     )
     run.add_argument(
         "--guard",

@@ -35,6 +35,7 @@ def test_runs_strategies_and_resumes_without_recomputing(tmp_path):
     )
     assert plans == [
         ("cmi", "full"),
+        ("cmi", "learned_non_causal"),
         ("cmi", "no_perturb"),
         ("cmi", "non_causal"),
         ("cmi", "oracle"),
@@ -48,7 +49,7 @@ def test_runs_strategies_and_resumes_without_recomputing(tmp_path):
         ("cmi", "protocol=paper", "data_file"),
         *(
             (("cmi", "protocol=paper", "data_file", f"ablation={a}"))
-            for a in ("no_perturb", "non_causal", "oracle", "stability_only", "utility_only")
+            for a in ("learned_non_causal", "no_perturb", "non_causal", "oracle", "stability_only", "utility_only")
         ),
         ("no_memory", "protocol=paper", "data_file"),
     ]
@@ -114,7 +115,7 @@ def test_ablations_under_blind_leave_out_the_oracle(tmp_path):
     assert run_all(str(tmp_path), **args) == []
     logs = [read_eval_log(info.name, header_only=True) for info in list_eval_logs(str(tmp_path))]
     ablations = sorted(h.plan.steps[-1].params.get("ablation", "full") for h in logs)
-    assert ablations == ["full", "no_perturb", "non_causal", "stability_only", "utility_only"]
+    assert ablations == ["full", "learned_non_causal", "no_perturb", "non_causal", "stability_only", "utility_only"]
     assert all(h.status == "success" for h in logs)
 
 

@@ -38,13 +38,20 @@ async def test_concurrent_calls_share_one_instance_and_thread_and_match_sequenti
     engine = model.api.engine
     assert engine is other.api.engine
     threads: set[int] = set()  # every llama.cpp call runs on one thread (see _Engine)
-    complete = engine.llm.complete
 
-    def spy(*args):
-        threads.add(threading.get_ident())
-        return complete(*args)
+    def spying(target: object, name: str) -> None:
+        original = getattr(target, name)
 
-    monkeypatch.setattr(engine.llm, "complete", spy)
+        def spy(*args):
+            threads.add(threading.get_ident())
+            return original(*args)
+
+        monkeypatch.setattr(target, name, spy)
+
+    spying(engine.llm, "complete")  # a completion alone
+    if engine.sequences is not None:  # parallel=auto's slots
+        spying(engine.sequences, "prompt")
+        spying(engine.sequences, "step")
     prompts = [f"Name a colour that starts with the letter {c}." for c in "bgrp"]
     config = GenerateConfig(max_tokens=12)  # cache=False: an earlier eval may leave a cache policy active
     sequential = [(await model.generate(p, config=config, cache=False)).completion for p in prompts]

@@ -20,7 +20,7 @@ from typing import Any
 
 from inspect_ai.log import read_eval_log
 
-from cmi_inspect.strategies.base import MemorySelection
+from cmi_inspect.causal_locomo.selection import MemorySelection
 
 
 def costs(path: str) -> str:

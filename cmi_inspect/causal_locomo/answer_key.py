@@ -77,6 +77,11 @@ class SealedExample:
             fields.append("target")
         return fields
 
+    def shown(self) -> dict[str, str]:
+        """Key -> text of each memory as the sample's strategy was shown it."""
+        view = sample_view(self.record, self.protocol, self.data_file, self.data_sha256)
+        return {m.key: m.content for m in view.memories}
+
     def seal_record(self) -> dict[str, str]:
         """What a score records of the key it used: the data's and the example's sha256."""
         return {"data_sha256": self.data_sha256, "example_sha256": self.digest}

@@ -26,12 +26,12 @@ from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
 from cmi_inspect.causal_locomo.log_tags import TASK_NAME, is_causal_locomo, strategy_of
 from cmi_inspect.causal_locomo.log_tags import strategy_label as plan_label
 from cmi_inspect.causal_locomo.protocol import logged_protocol
+from cmi_inspect.causal_locomo.selection import MemorySelection
 from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.report.logs import log_files
 from cmi_inspect.report.provenance import Provenance, provenance, wall_clock
 from cmi_inspect.report.stats import Mean
 from cmi_inspect.strategies import STRATEGIES
-from cmi_inspect.strategies.base import MemorySelection
 
 ALIAS_JUDGE = "alias match"
 """The judge of a run with no grader role: the offline alias match (``judge.alias_verdict``)."""

@@ -35,14 +35,23 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
 import anyio
+from inspect_ai.log import transcript
 from inspect_ai.model import ChatMessageUser, Model, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState
-from inspect_ai.util import LimitExceededError, Store, StoreModel
-from pydantic import BaseModel, Field
+from inspect_ai.util import LimitExceededError, Store
+from pydantic import BaseModel
 
 from cmi_inspect.causal_locomo.data import PastSession
 from cmi_inspect.causal_locomo.dataset import SampleView, differing_fields
+from cmi_inspect.causal_locomo.exposure import Call, answering_call, calls_of, exposed
 from cmi_inspect.causal_locomo.protocol import Protocol, ProtocolName
+from cmi_inspect.causal_locomo.selection import (
+    GuardRecord,
+    MemorySelection,
+    digest,
+    placeholders,
+    seal,
+)
 from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.errors import UserError
 
@@ -132,30 +141,6 @@ class MemoryStrategy(ABC):
 
 class StrategyError(RuntimeError):
     """A strategy raised while selecting: its sample fails, with the strategy named."""
-
-
-class GuardRecord(BaseModel):
-    """What a guard (``-S guard=NAME``) did to one sample's picks."""
-
-    guard: str
-    checked: list[str]
-    """The strategy's picks it was shown, in its order."""
-    dropped: dict[str, str]
-    """The picks it dropped, each with why."""
-    seconds: float
-    """Wall-clock from its call to its verdict (no model call); among concurrent samples it
-    includes waiting for theirs (``benchmarks/guard_cost.py`` measures the guard alone)."""
-
-
-class MemorySelection(StoreModel):
-    """The strategy's choice for one sample, as scorers and the log read it."""
-
-    strategy: str = ""
-    selected: list[str] = Field(default_factory=list)
-    scores: list[float | None] = Field(default_factory=list)
-    details: dict[str, Any] = Field(default_factory=dict)
-    guard: GuardRecord | None = None
-    """Set when a guard filtered the strategy's picks."""
 
 
 class PickGuard(typing.Protocol):
@@ -272,6 +257,18 @@ def changed_fields(before: Mapping[str, Any], state: TaskState, target: list[str
     return fields + (["target"] if list(state.target.target) != target else [])
 
 
+def check_output(name: str, selection: Selection, calls: Sequence[Call]) -> None:
+    """An answer a strategy hands back (``Selection.output``) must be what a response-model
+    call it made answered to exactly its declared prompt; else one error naming it."""
+    if selection.output is None:
+        return
+    if answering_call(calls, selection.prompt, selection.output.completion) is None:
+        raise StrategyError(
+            f"strategy {name!r} returned an answer (Selection.output) that no response-model "
+            "call it made gave to its prompt: an answer is the model's, never the strategy's"
+        )
+
+
 def strategy_solver(
     strategy: MemoryStrategy,
     answer_scorer: AnswerScorerFactory | None = None,
@@ -280,15 +277,21 @@ def strategy_solver(
     """Rewrite the sample's context with the strategy's choice, then answer.
 
     The strategy chooses behind ``sealed_select``'s boundary; its picks are checked against
-    the bank it was shown, and a sample it changed fails naming it. With a ``guard``, a
-    selection it drops picks from is made again by the strategy from the picks it kept, so
-    that the prompt, which the strategy writes, holds only those.
+    the bank it was shown, an answer it hands back against the model calls it made, and a
+    sample it changed fails naming it. What its prompt exposed (``exposure``) is recorded
+    beside what it declared. With a ``guard``, which checks both, a selection it drops
+    picks from is made again by the strategy from the picks it kept, so that the prompt,
+    which the strategy writes, holds only those. The record is then sealed
+    (``selection.seal``): a later change fails the sample when it is scored.
     """
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         before, target = copy.deepcopy(state.metadata), list(state.target.target)
+        events = transcript().events
+        calls: list[Call] = []
 
         async def choose(task: MemoryTask) -> Selection:
+            start = len(events)
             selection = await sealed_select(strategy, task, state.epoch)
             changed = changed_fields(before, state, target)
             if changed:
@@ -297,28 +300,39 @@ def strategy_solver(
                     f"({', '.join(changed)})"
                 )
             check_picks(strategy.name, selection.picks, task.memories)
+            calls.extend(calls_of(events[start:]))
+            check_output(strategy.name, selection, calls)
             return selection
 
         task = memory_task(state, answer_scorer)
+        shown = {m.key: m.content for m in task.memories}
         selection = await choose(task)
+        seen = exposed(shown, selection.prompt, calls)
         record = state.store_as(MemorySelection)
         if guard is not None:
+            declared = [p.key for p in selection.picks]
+            picks = [*selection.picks, *(Pick(k) for k in seen if k not in declared)]
             start = time.perf_counter()
-            dropped = await guard.drops(task, selection.picks)
+            dropped = await guard.drops(task, picks)
             record.guard = GuardRecord(
                 guard=guard.name,
-                checked=[p.key for p in selection.picks],
+                checked=[p.key for p in picks],
                 dropped=dropped,
                 seconds=time.perf_counter() - start,
             )
             if dropped:
-                kept = {p.key for p in selection.picks} - dropped.keys()
+                kept = {p.key for p in picks} - dropped.keys()
                 memories = [m for m in task.memories if m.key in kept]
                 selection = await choose(dataclasses.replace(task, memories=memories))
+                seen = exposed(shown, selection.prompt, calls)
         record.strategy = strategy.name
         record.selected = [p.key for p in selection.picks]
         record.scores = [p.score for p in selection.picks]
+        record.exposed = seen
+        record.prompt_sha256 = digest(selection.prompt)
         record.details = selection.details.model_dump(mode="json") if selection.details else {}
+        record.explanation = type(strategy).explain(record.details, placeholders(shown))
+        seal(record)
         state.messages = [ChatMessageUser(content=selection.prompt)]
         if selection.output is None:
             return await generate(state)

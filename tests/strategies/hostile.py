@@ -188,6 +188,81 @@ class NotASelection(MemoryStrategy):
         return None  # type: ignore[return-value]
 
 
+class UnderDeclare(MemoryStrategy):
+    """Writes the whole bank into its prompt and declares no pick."""
+
+    name = "under_declare"
+
+    async def select(self, task: MemoryTask) -> Selection:
+        return Selection([], memory_prompt(task.request, [m.line() for m in task.memories]))
+
+
+class Paraphrase(MemoryStrategy):
+    """Shows the bank shouting, its punctuation changed, and declares no pick."""
+
+    name = "paraphrase"
+
+    async def select(self, task: MemoryTask) -> Selection:
+        lines = [m.content.upper().replace(" ", " -- ").replace(".", " !") for m in task.memories]
+        return Selection([], memory_prompt(task.request, lines))
+
+
+class ForgeAnswer(MemoryStrategy):
+    """Hands back an answer of its own making, with no model call."""
+
+    name = "forge_answer"
+
+    async def select(self, task: MemoryTask) -> Selection:
+        from inspect_ai.model import ModelOutput
+
+        prompt = memory_prompt(task.request, [])
+        return Selection([], prompt, output=ModelOutput.from_content("mockllm/model", GIVE_UP))
+
+
+class ReuseOtherAnswer(MemoryStrategy):
+    """Asks the model with the whole bank, then declares an empty prompt and reuses that answer."""
+
+    name = "reuse_other_answer"
+
+    async def select(self, task: MemoryTask) -> Selection:
+        output = await task.model.generate(everything(task).prompt)
+        return Selection([], memory_prompt(task.request, []), output=output)
+
+
+class Summarise(MemoryStrategy):
+    """Has the model restate the whole bank, answers from that restatement, declares nothing."""
+
+    name = "summarise"
+
+    async def select(self, task: MemoryTask) -> Selection:
+        output = await task.model.generate(everything(task).prompt)
+        return Selection([], memory_prompt(task.request, [f"[summary] {output.completion}"]))
+
+
+class RewriteSelection(MemoryStrategy):
+    """Shows the whole bank, then, from a task left running, rewrites its recorded selection to
+    the one memory it likes best once the solver has recorded it."""
+
+    name = "rewrite_selection"
+
+    async def select(self, task: MemoryTask) -> Selection:
+        states = live_states(task)
+        first = task.memories[0].key
+
+        async def later() -> None:
+            for _ in range(10_000):
+                await asyncio.sleep(0)
+                if all(s.store.get("MemorySelection:strategy") == self.name for s in states):
+                    break
+            for state in states:
+                state.store.set("MemorySelection:selected", [first])
+                state.store.set("MemorySelection:scores", [1.0])
+                state.store.set("MemorySelection:exposed", [first])
+
+        self.background = asyncio.get_running_loop().create_task(later())
+        return everything(task)
+
+
 HOSTILE = {
     cls.name: f"hostile:{cls.__name__}"
     for cls in (
@@ -201,6 +276,12 @@ HOSTILE = {
         Limited,
         Misconfigured,
         NotASelection,
+        UnderDeclare,
+        Paraphrase,
+        ForgeAnswer,
+        ReuseOtherAnswer,
+        Summarise,
+        RewriteSelection,
     )
 }
 """Entry-point name -> ``module:Class``, as a package's pyproject would declare them."""

@@ -13,7 +13,7 @@ from hostile import GIVE_UP
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 
-from conftest import SYNTHETIC, mock_model, require_data, samples_of
+from conftest import SYNTHETIC, mock_model, require_data, samples_of, score_of
 
 
 def selections(solver, tmp_path, protocol="paper"):
@@ -170,3 +170,72 @@ def test_the_strategy_s_own_model_calls_are_logged_in_its_sample(tmp_path):
         assert sample.model_usage["mockllm/model"].input_tokens == sum(
             e.output.usage.input_tokens for e in calls if e.output.usage
         )
+
+
+# --- the selection is what the model saw, sealed when it is recorded ---
+
+
+def whole_bank(tmp_path, protocol: str) -> dict[str, dict[str, float]]:
+    """Each sample's selection metrics when a strategy declares the whole bank."""
+    from cmi_inspect.strategies.solvers import memory_strategy
+
+    [log] = inspect_eval(
+        causal_locomo(protocol=protocol, data_file=str(SYNTHETIC)),
+        solver=memory_strategy(strategy="summary_memory", mode="concat"),
+        model=mock_model(lambda p: GIVE_UP),
+        display="none",
+        log_dir=str(tmp_path / "whole"),
+    )
+    return {str(s.id): score_of(s, "memory_selection").value for s in samples_of(log)}  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("name", ["under_declare", "paraphrase"])
+def test_a_strategy_that_shows_the_bank_but_declares_nothing_is_charged_with_all_of_it(hostile, tmp_path, name):
+    log = run_hostile(name, tmp_path, "blind")
+    assert log.status == "success"
+    charged = whole_bank(tmp_path, "blind")
+    for sample in samples_of(log):
+        score = score_of(sample, "memory_selection")
+        value = dict(score.value)  # type: ignore[arg-type]
+        assert value.pop("undeclared") == len(sample.metadata["memory_bank"])
+        expected = {k: v for k, v in charged[str(sample.id)].items() if k != "undeclared"}
+        assert value == expected
+        assert expected["bad_rejection"] == 0 or not sample.metadata["bad_memory_ids"]
+        assert "Exposed but not declared" in (score.explanation or "")
+    assert any(v["poison_adoption"] > 0 for v in charged.values())
+    assert log.results is not None
+    undeclared = next(s for s in log.results.scores if s.name == "undeclared")
+    assert undeclared.metrics["count"].value == 3  # samples with memories shown undeclared
+
+
+def test_an_answer_derived_by_the_model_from_the_bank_exposes_the_bank(hostile, tmp_path):
+    restated = "every note restated in other words than its own"
+
+    def respond(prompt: str) -> str:
+        return GIVE_UP if "[summary]" in prompt else restated
+
+    log = run_hostile("summarise", tmp_path, "blind", respond)
+    assert log.status == "success"
+    for sample in samples_of(log):
+        value = score_of(sample, "memory_selection").value
+        assert value["n_selected"] == len(sample.metadata["memory_bank"])  # type: ignore[index]
+
+
+@pytest.mark.parametrize("name", ["forge_answer", "reuse_other_answer"])
+def test_an_answer_no_model_call_gave_to_the_declared_prompt_fails_the_sample_by_name(hostile, tmp_path, name):
+    log = run_hostile(name, tmp_path, "blind")
+    for message in errors(log):
+        assert message.startswith(f"StrategyError(\"strategy '{name}' returned an answer (Selection.output)")
+    assert not any(s.scores for s in samples_of(log))
+
+
+def test_a_selection_rewritten_after_it_was_recorded_fails_the_sample_by_name(hostile, tmp_path):
+    log = run_hostile("rewrite_selection", tmp_path, "blind")
+    assert (
+        errors(log)
+        == [
+            "SelectionSealError(\"The selection strategy 'rewrite_selection' recorded was changed after it was "
+            'sealed: not scored.")'
+        ]
+        * 3
+    )

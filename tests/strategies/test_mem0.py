@@ -18,9 +18,9 @@ import pytest
 from cmi_inspect import strategies
 from cmi_inspect.causal_locomo.data import load_records
 from cmi_inspect.causal_locomo.prompts import no_memory_prompt
+from cmi_inspect.causal_locomo.selection import MemorySelection
 from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.errors import UserError
-from cmi_inspect.strategies.base import MemorySelection
 from cmi_inspect.strategies.endpoint import Endpoint
 from cmi_inspect.strategies.mem0 import Mem0Details, Mem0Memory, import_mem0, mem0_endpoint
 from inspect_ai.model import Model, get_model

@@ -11,7 +11,7 @@ from typing import Any
 from inspect_ai.log import EvalSample
 from pydantic import BaseModel
 
-from cmi_inspect.strategies.base import MemorySelection
+from cmi_inspect.causal_locomo.selection import MemorySelection
 from cmi_inspect.strategies.cmi.effect import GradedEffect
 from cmi_inspect.strategies.cmi.evidence import EvidenceWindow, Support
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cmi_inspect.strategies.base import MemorySelection
+from cmi_inspect.causal_locomo.selection import MemorySelection
 from cmi_inspect.strategies.cmi import CMIDiagnostics, logged_diagnostics
 from inspect_ai.log import EvalSample
 from inspect_ai.util import Store

@@ -130,6 +130,12 @@ def main(argv: list[str] | None = None) -> int:
         "with commands, dates and versions) instead of the tables",
     )
 
+    verify = commands.add_parser(
+        "verify", help="re-score every log of a folder in a clean process; exit 1 if any differ"
+    )
+    verify.add_argument("log_dir")
+    verify.add_argument("--json", action="store_true", help="print the checks as JSON")
+
     audit = commands.add_parser("audit", help="how well surface artefacts give labels away")
     audit.add_argument("--dataset", default="release", help="release (default) or xl")
     audit.add_argument("--data-file", help="a JSONL file in the release's schema instead")
@@ -257,6 +263,24 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _verify(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from cmi_inspect.report.logs import log_files
+    from cmi_inspect.report.verify import describe, verify_clean
+
+    if not Path(args.log_dir).is_dir():
+        raise UserError(f"{args.log_dir} is not a folder: name the folder a run wrote its logs to.")
+    checks = list(verify_clean(log_files(args.log_dir)).values())
+    if not checks:
+        raise UserError(f"{args.log_dir} holds no .eval log.")
+    if args.json:
+        print(json.dumps([asdict(c) for c in checks], indent=2))
+    else:
+        print("\n".join(describe(c) for c in checks))
+    return 0 if all(c.verified for c in checks) else 1
+
+
 def _grader_roles(pairs: list[str]) -> dict[str, list[Model]]:
     """``--model-role ROLE=MODEL[,MODEL...]`` as models, each made now so that an unknown
     provider or a missing API key is one line naming it, not a traceback from the run."""
@@ -364,6 +388,7 @@ def _build_xl(args: argparse.Namespace) -> int:
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "run": _run,
     "report": _report,
+    "verify": _verify,
     "audit": _audit,
     "build-xl": _build_xl,
     "judge-audit": _judge_audit,

@@ -232,8 +232,11 @@ def test_a_run_on_other_data_is_its_own_row_never_superseding_one(two_data_dir):
         [(data, old), (data, new)]
     )
     markdown = build_report(str(logs))
-    for digest in (old, new):
-        assert f"## Data: {data} (sha256 {digest[:12]}..., 3 examples)" in markdown
+    assert f"## Data: {data} (sha256 {new[:12]}..., 3 examples)" in markdown
+    # the first run's data is gone (the file was edited): it cannot be re-scored, so it is not ranked
+    unverified = markdown.split("## Unverified runs", 1)[1]
+    assert f"its data file {data} now has sha256 {new[:12]}..., not the {old[:12]}... it was scored on" in unverified
+    assert f"## Data: {data} (sha256 {old[:12]}" not in markdown
     assert f"## Data: {SYNTHETIC} (sha256 {sha256_of(SYNTHETIC)[:12]}..., 3 examples)" in markdown
 
 

@@ -23,9 +23,11 @@ from cmi_inspect.report.figures import (
     plot_utility,
 )
 from cmi_inspect.report.runs import DataSet, Run, read_runs
+from cmi_inspect.report.stats import fmt, plus_minus
 from cmi_inspect.report.tables import (
     extraction_note,
     identity,
+    markdown_table,
     poison_table,
     table1,
     table2,
@@ -75,10 +77,38 @@ def data_section(data: DataSet, runs: list[Run]) -> list[str]:
     return parts
 
 
+def unverified_section(runs: list[Run]) -> list[str]:
+    """The runs that did not re-score to their logged figures, apart from the ranked ones:
+    what they logged beside what re-scoring found, and why."""
+    if not runs:
+        return []
+    header = ["strategy", "model", "protocol", "log", "logged task score", "re-scored task score",
+              "re-scored useful F1", "re-scored poison adoption", "problems"]  # fmt: skip
+    body = []
+    for r in runs:
+        again = r.check.rescored if r.check else {}
+        why = "; ".join(r.check.problems[:3]) if r.check else "not verified"
+        body.append([
+            r.strategy, r.model, r.setting, r.log, plus_minus(r.metrics["score"]),
+            fmt(again.get("score", math.nan)), fmt(again.get("selection:useful_f1", math.nan)),
+            fmt(again.get("selection:poison_adoption", math.nan)), why.replace("|", "/"),
+        ])  # fmt: skip
+    return [
+        "## Unverified runs",
+        "Re-scored from their logs in a clean process (`cmi-inspect verify`), these runs did "
+        "not reproduce their logged figures, or could not be re-scored: they are not ranked "
+        "above or beside the verified ones. The re-scored figures are what their logs "
+        "support.",
+        markdown_table(header, body),
+    ]
+
+
 def build_report(log_dir: str, out: Path | None = None, evaluation: bool = False) -> str:
     """The report as Markdown (with ``evaluation``, the register's evaluation report instead);
-    with ``out``, also report.md, evaluation_report.md, report.json and four PNGs there."""
-    runs, notes = read_runs(log_dir)
+    with ``out``, also report.md, evaluation_report.md, report.json and four PNGs there. Only
+    runs that verify (``verify``) are ranked; the others are shown apart, re-scored."""
+    every, notes = read_runs(log_dir)
+    runs = [r for r in every if r.verified]
     evaluated = evaluation_report(runs, log_dir)
     rows3 = table3_rows(runs)
     parts = [
@@ -95,7 +125,8 @@ def build_report(log_dir: str, out: Path | None = None, evaluation: bool = False
     ]
     for data, group in data_sets(runs).items():
         parts += data_section(data, group)
-    if not runs:
+    parts += unverified_section([r for r in every if not r.verified])
+    if not every:
         parts.append("No usable causal_locomo log.")
     if notes:
         parts += ["## Skipped logs", "\n".join(f"- {n}" for n in notes)]
@@ -116,12 +147,15 @@ def build_report(log_dir: str, out: Path | None = None, evaluation: bool = False
                     **{
                         k: v
                         for k, v in asdict(r).items()
-                        if k not in ("candidates", "by_family", "by_attack_kind", "data")
+                        if k not in ("candidates", "by_family", "by_attack_kind", "data", "check")
                     },
                     "examples": r.data.examples,
                     "paper_settings": r.paper_settings,
+                    "verified": r.verified,
+                    "rescored": r.check.rescored if r.check else {},
+                    "problems": r.check.problems if r.check else [],
                 }
-                for r in runs
+                for r in every
             ],
             "table2": [
                 {**identity(r), **{f: asdict(m) for f, m in r.by_family.items()}} for r in runs

@@ -31,6 +31,7 @@ from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.report.logs import log_files
 from cmi_inspect.report.provenance import Provenance, provenance, wall_clock
 from cmi_inspect.report.stats import Mean
+from cmi_inspect.report.verify import LogCheck, verify_clean
 from cmi_inspect.strategies import STRATEGIES
 
 ALIAS_JUDGE = "alias match"
@@ -112,6 +113,15 @@ class Run:
     wall_clock: float = math.nan
     """Seconds from the run's start to its end, as its log records them."""
     provenance: Provenance | None = None
+    location: str = ""
+    """The log's path, as the folder's listing found it."""
+    check: LogCheck | None = None
+    """Its re-scoring in a clean process (``verify``); None: not verified."""
+
+    @property
+    def verified(self) -> bool:
+        """Whether every sample re-scored, in a clean process, to its logged figures."""
+        return self.check is not None and self.check.verified
 
     @property
     def tokens_per_sample(self) -> float:
@@ -276,7 +286,7 @@ def covers_dataset(log: EvalLog) -> bool:
     return log.eval.config.limit is None and not log.eval.config.sample_id
 
 
-def summarise(log: EvalLog, name: str) -> Run:
+def summarise(log: EvalLog, name: str, location: str = "") -> Run:
     all_samples = log.samples or []
     samples = [s for s in all_samples if s.error is None and s.scores]
     metrics, families = log_metrics(log)
@@ -314,12 +324,13 @@ def summarise(log: EvalLog, name: str) -> Run:
         whole_dataset=covers_dataset(log),
         wall_clock=wall_clock(log),
         provenance=provenance(log),
+        location=location,
     )
 
 
 def read_runs(log_dir: str) -> tuple[list[Run], list[str]]:
     """A summary of each usable log (the newest per data set, strategy, model, protocol,
-    scoring and judge), and notes."""
+    scoring and judge), each re-scored in a clean process (``Run.check``), and notes."""
     found: dict[tuple[Any, ...], list[tuple[str, str, Run]]] = defaultdict(list)
     notes: list[str] = []
     for path in log_files(log_dir):
@@ -332,7 +343,7 @@ def read_runs(log_dir: str) -> tuple[list[Run], list[str]]:
             if header.status != "success":
                 notes.append(f"{name}: status {header.status!r}; skipped")
                 continue
-            run = summarise(read_eval_log(path), name)
+            run = summarise(read_eval_log(path), name, path)
         except Exception as ex:  # a damaged file must not hide the others
             notes.append(f"{name}: unreadable ({type(ex).__name__}: {ex}); skipped")
             continue
@@ -343,6 +354,9 @@ def read_runs(log_dir: str) -> tuple[list[Run], list[str]]:
         *older, (_, newest, run) = sorted(logs, key=lambda x: (x[0], x[1]))
         notes += [f"{name}: superseded by the newer {newest}; skipped" for _, name, _ in older]
         runs.append(run)
+    checks = verify_clean([r.location for r in runs])
+    for r in runs:
+        r.check = checks.get(r.location)
     order = {s: i for i, s in enumerate(STRATEGIES)}
     runs.sort(
         key=lambda r: (

@@ -182,9 +182,9 @@ async def verify_log(path: str) -> LogCheck:
         check.scored += 1
         for key, value in ours.items():
             totals.setdefault(key, []).append(value)
-        found = differences(ours, logged(sample))
-        if found:
-            check.problems.append(f"{sample.id}: {'; '.join(found)}")
+        differ = differences(ours, logged(sample))
+        if differ:
+            check.problems.append(f"{sample.id}: {'; '.join(differ)}")
     check.rescored = {k: sum(v) / len(v) for k, v in totals.items()}
     check.verified = not check.problems  # a run whose every sample failed has nothing to hide
     return check

@@ -111,6 +111,12 @@ def main(argv: list[str] | None = None) -> int:
         "(its -M arguments go to the server)",
     )
     run.add_argument(
+        "--isolate",
+        action="store_true",
+        help="run installed strategies' select in a sandbox (bubblewrap or unshare) that "
+        "cannot read the data, the caches or the logs",
+    )
+    run.add_argument(
         "--no-cache",
         dest="cache",
         action="store_false",
@@ -235,6 +241,7 @@ def _run(args: argparse.Namespace) -> int:
         cache=args.cache,
         max_connections=args.max_connections,
         serve=None if args.serve is None else positive_int("--serve", args.serve),
+        isolate=args.isolate,
         time_limit=None
         if args.time_limit is None
         else positive_int("--time-limit", args.time_limit),
@@ -264,21 +271,9 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from dataclasses import asdict
+    from cmi_inspect.report.verify import verify_folder
 
-    from cmi_inspect.report.logs import log_files
-    from cmi_inspect.report.verify import describe, verify_clean
-
-    if not Path(args.log_dir).is_dir():
-        raise UserError(f"{args.log_dir} is not a folder: name the folder a run wrote its logs to.")
-    checks = list(verify_clean(log_files(args.log_dir)).values())
-    if not checks:
-        raise UserError(f"{args.log_dir} holds no .eval log.")
-    if args.json:
-        print(json.dumps([asdict(c) for c in checks], indent=2))
-    else:
-        print("\n".join(describe(c) for c in checks))
-    return 0 if all(c.verified for c in checks) else 1
+    return verify_folder(args.log_dir, args.json)
 
 
 def _grader_roles(pairs: list[str]) -> dict[str, list[Model]]:

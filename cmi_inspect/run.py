@@ -13,7 +13,6 @@ remote API.
 
 from __future__ import annotations
 
-import contextvars
 import fcntl
 import io
 import os
@@ -31,7 +30,8 @@ from cmi_inspect.causal_locomo.protocol import named_protocol
 from cmi_inspect.errors import SampleLimit, UserError, sample_limit
 from cmi_inspect.guard import EvidenceGuard
 from cmi_inspect.paths import writable_dir
-from cmi_inspect.strategies import STRATEGIES, strategy_class
+from cmi_inspect.rows import causal_locomo_task, run_apart, run_plans, run_task
+from cmi_inspect.strategies import STRATEGIES, installed_strategies, strategy_class
 from cmi_inspect.strategies.cmi import ABLATIONS
 
 LOCK_FILE = ".cmi-inspect-run.lock"
@@ -89,6 +89,7 @@ def run_all(
     max_connections: int | None = None,
     serve: int | None = None,
     time_limit: int | None = None,
+    isolate: bool = False,
 ) -> list[str]:
     """Run the strategies (and CMI's ablations, under a label-free protocol those that
     read no label; with ``guard``, each strategy again behind ``-S guard=evidence``) with
@@ -106,19 +107,18 @@ def run_all(
 
     With ``time_limit`` a sample that runs longer (in seconds, wall-clock) stops there and
     is scored with what it had: a strategy that hangs holds up its own samples only.
-    """
-    from inspect_ai import eval_set, task_with
-    from inspect_ai.model import CachePolicy
 
-    for name in strategies:
-        strategy_class(name)  # one line naming the built-in and installed ones if unknown
+    A strategy another package installs runs its rows in a Python process of its own
+    (``run_apart``), after the built-in ones, so that it can touch no other row; with
+    ``isolate`` its ``select`` also runs in a sandbox (``strategies.isolation``).
+    """
+    for name in strategies:  # one line naming the built-in and installed ones if unknown;
+        if name not in STRATEGIES and name not in installed_strategies():  # nothing loaded
+            strategy_class(name)
     chosen = model or os.environ.get("INSPECT_EVAL_MODEL") or DEFAULT_MODEL
     if serve:  # the run's own arguments are checked before any download or model load
         served_args = {**(model_args or {}), "parallel": serve}
         check_servable(chosen, served_args)
-    from cmi_inspect.causal_locomo.task import causal_locomo
-    from cmi_inspect.strategies.solvers import solver_named
-
     args = task_args or {}
     plans: list[tuple[str, dict[str, Any]]] = [(name, {}) for name in strategies]
     if ablations:
@@ -131,46 +131,45 @@ def run_all(
         ]
     if guard:  # after the unguarded rows, whose generations the guarded ones read back
         plans += [(name, {"guard": EvidenceGuard.name}) for name in strategies]
-    # each task named as the hook in log_tags names its log, so eval_set pairs them on a rerun
-    tasks = [
-        task_with(
-            causal_locomo(**args),
-            solver=solver_named(name, params),
-            name=run_name(name, params, args),
-        )
-        for name, params in plans
-    ]
-    limit = sample_limit("--limit", limit, len(tasks[0].dataset))
+    if isolate:  # a strategy of another package chooses in a sandbox
+        plans = [(n, {**p, "isolate": True} if n not in STRATEGIES else p) for n, p in plans]
+    ours = [(n, p) for n, p in plans if n in STRATEGIES]
+    apart = [(n, p) for n, p in plans if n not in STRATEGIES]
+    for name, params in ours:  # each row's arguments checked before any row runs
+        run_task(name, params, args)
+    data = causal_locomo_task(**args)
+    limit = sample_limit("--limit", limit, len(data.dataset))
     folder = writable_dir(log_dir, "logs")
-    refuse_other_data(log_dir, str(tasks[0].version), (tasks[0].metadata or {})["data_sha256"])
+    refuse_other_data(log_dir, str(data.version), (data.metadata or {})["data_sha256"])
     config: dict[str, Any] = {"max_connections": max_connections} if max_connections else {}
+    settings: dict[str, Any] = dict(
+        model=chosen,
+        model_args=model_args or {},
+        limit=limit,
+        max_samples=max_samples,
+        max_tasks=max_tasks,
+        timeout=timeout,
+        time_limit=time_limit,
+        max_retries=max_retries,
+        cache=cache,
+        config=config,
+    )
+    if apart:  # checked in a process of their own, as they will run: this one loads none
+        run_apart(log_dir, apart, args, settings, check=True)
+    names = [run_name(name, params, args) for name, params in plans]
+    logs: list[EvalLog] = []
     with only_run(folder), plain_file_names(), ExitStack() as stack:
         stack.enter_context(redirect_stdout(WithoutLines(sys.stdout, EVAL_SET_VERDICTS)))
-        stack.callback(record_solvers, log_dir, {t.name for t in tasks})  # however it ends
+        stack.callback(record_solvers, log_dir, set(names))  # however it ends
         if serve:
-            chosen, settings = stack.enter_context(served(chosen, served_args))
-            model_args, config = {}, {**settings, **config}  # the arguments went to the server
-        # in a context of its own: eval_set leaves its generate config (the cache policy) in
-        # the caller's context, where later model calls of the same process would read it
-        _, logs = contextvars.copy_context().run(
-            eval_set,
-            tasks,
-            log_dir=log_dir,
-            model=chosen,
-            model_args=model_args or {},
-            limit=limit,
-            max_samples=max_samples,
-            max_tasks=max_tasks,
-            retry_attempts=2,
-            retry_on_error=1,
-            fail_on_error=0.1,
-            timeout=timeout,
-            time_limit=time_limit,
-            max_retries=max_retries,
-            cache=CachePolicy(expiry=None) if cache else None,
-            **config,
-        )
-    return unfinished([t.name for t in tasks], logs, log_dir)
+            chosen, served_settings = stack.enter_context(served(chosen, served_args))
+            # the arguments went to the server
+            settings.update(model=chosen, model_args={}, config={**served_settings, **config})
+        if ours:
+            logs += run_plans(log_dir, ours, args, settings)
+        for plan in apart:
+            run_apart(log_dir, [plan], args, settings)
+    return unfinished(names, logs, log_dir)
 
 
 def check_servable(model: str, model_args: dict[str, Any]) -> None:
@@ -269,7 +268,8 @@ def record_solvers(log_dir: str, names: set[str]) -> None:
 
 def unfinished(names: list[str], logs: list[EvalLog], log_dir: str) -> list[str]:
     """The runs among ``names`` that did not succeed, each with what happened to it: eval_set
-    can return after a Ctrl-C without the run it interrupted, so the folder is read too."""
+    can return after a Ctrl-C without the run it interrupted, and rows run apart return no
+    log here, so the folder is read too."""
     from inspect_ai.log import list_eval_logs, read_eval_log
 
     status = {log.eval.task: log.status for log in logs}
@@ -285,6 +285,7 @@ def unfinished(names: list[str], logs: list[EvalLog], log_dir: str) -> list[str]
     return [
         f"{name} ({left_behind(*newest[name]) if name in newest else 'not started'})"
         for name in left
+        if name not in newest or newest[name][1].status != "success"  # run apart, finished
     ]
 
 

@@ -10,11 +10,12 @@ have neither skips with one line saying how to provide them (the ``release_file`
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -237,22 +238,44 @@ def run_blind(solver: Any, tmp_path: Path, prompts: list[str] | None = None, **t
 
 
 @pytest.fixture
-def hostile():
+def hostile(tmp_path_factory):
     """The hostile strategies of ``tests/strategies/hostile.py``, installed as a package's
-    entry points would install them (``strategy_class`` finds them by name)."""
-    from importlib.metadata import EntryPoint
-
-    import cmi_inspect.strategies as strategies
-
+    entry points install them: a distribution's metadata on the import path, here and in
+    every process a test starts (``PYTHONPATH``), so that ``strategy_class`` finds them by
+    name wherever it runs."""
     with pytest.MonkeyPatch.context() as patch:
         patch.syspath_prepend(str(REPO / "tests" / "strategies"))
         from hostile import HOSTILE
 
-        points = [EntryPoint(name, value, strategies.ENTRY_POINT_GROUP) for name, value in HOSTILE.items()]
-        patch.setattr(strategies, "entry_points", lambda group: points)
-        strategies.installed_strategies.cache_clear()
-        yield
+        with installed(HOSTILE, tmp_path_factory.mktemp("plugins"), patch):
+            yield
+
+
+PLUGIN_DIST = "cmi_test_plugins-1.0.dist-info"
+
+
+@contextlib.contextmanager
+def installed(points: dict[str, str], site: Path, patch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """``points`` (name -> ``module:Class``) installed as one distribution's entry points in
+    the folder ``site``, put first on the import path of this process and of its children
+    with ``tests/strategies`` (where the test strategies' modules are)."""
+    from cmi_inspect import strategies
+
+    dist = site / PLUGIN_DIST
+    dist.mkdir(parents=True, exist_ok=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: cmi-test-plugins\nVersion: 1.0\n")
+    lines = "".join(f"{name} = {value}\n" for name, value in points.items())
+    (dist / "entry_points.txt").write_text(f"[{strategies.ENTRY_POINT_GROUP}]\n{lines}")
+    code = str(REPO / "tests" / "strategies")
+    patch.syspath_prepend(code)
+    patch.syspath_prepend(str(site))
+    path = [str(site), code, *filter(None, [os.environ.get("PYTHONPATH")])]
+    patch.setenv("PYTHONPATH", os.pathsep.join(path))
     strategies.installed_strategies.cache_clear()
+    try:
+        yield dist
+    finally:
+        strategies.installed_strategies.cache_clear()
 
 
 ScriptedReply = Callable[[dict[str, Any]], tuple[int, "str | dict[str, Any]"]]

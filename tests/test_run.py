@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -17,7 +18,7 @@ from cmi_inspect.report.runs import read_runs
 from cmi_inspect.run import run_all, unfinished
 from inspect_ai.log import list_eval_logs, read_eval_log
 
-from conftest import SYNTHETIC
+from conftest import SYNTHETIC, installed
 
 
 @pytest.mark.slow  # three passes of eval_set, with CMI's ablations
@@ -75,17 +76,12 @@ def test_log_files_are_named_plainly_while_view_shows_each_runs_label(tmp_path, 
 
 @pytest.mark.slow  # eval_set with its retries, then eval-retry (about 30 s)
 def test_eval_retry_continues_a_failed_run_through_a_link_to_its_log(tmp_path, monkeypatch):
-    from importlib.metadata import EntryPoint
-
-    import cmi_inspect.strategies as strategies
     from inspect_ai import eval_retry
 
     def install(value: str) -> None:  # a third party's strategy "mine", as its entry point says
-        point = EntryPoint("mine", value, strategies.ENTRY_POINT_GROUP)
-        monkeypatch.setattr(strategies, "entry_points", lambda group: [point])
-        strategies.installed_strategies.cache_clear()
+        stack.enter_context(installed({"mine": value}, tmp_path / "site", monkeypatch))
 
-    monkeypatch.syspath_prepend(str(Path(__file__).parent / "strategies"))
+    stack = contextlib.ExitStack()
     install("hostile:Exit")  # every sample fails
     args: dict[str, Any] = dict(model="fixed_latency/0", task_args={"data_file": str(SYNTHETIC)})
     assert run_all(str(tmp_path / "logs"), strategies=["mine"], **args) != []
@@ -95,10 +91,8 @@ def test_eval_retry_continues_a_failed_run_through_a_link_to_its_log(tmp_path, m
     link = tmp_path / "picked" / failed.name
     link.symlink_to(failed)
     install("cmi_inspect.strategies.no_memory:NoMemory")  # the strategy mended
-    try:
+    with stack:
         [retried] = eval_retry(str(link), log_dir=str(tmp_path / "retried"), display="none")
-    finally:
-        strategies.installed_strategies.cache_clear()
     assert retried.status == "success" and len(retried.samples or []) == 3
     assert PLAIN.fullmatch(Path(retried.location).name)
     assert read_eval_log(retried.location, header_only=True).eval.task == "causal_locomo: mine (paper)"
@@ -191,10 +185,8 @@ def test_a_run_is_described_by_its_newest_log_in_the_folder(tmp_path):
         )
         == []
     )
-    assert unfinished(names, [], str(tmp_path)) == [
-        "causal_locomo: vector_memory (paper) (success: 3 of 3 samples kept)",
-        "causal_locomo: graph_memory (paper) (not started)",
-    ]
+    # a run eval_set did not report (one run apart, in another process) is read from the folder
+    assert unfinished(names, [], str(tmp_path)) == ["causal_locomo: graph_memory (paper) (not started)"]
 
 
 @pytest.mark.slow  # three runs of eval_set
@@ -327,3 +319,27 @@ def test_a_run_leaves_no_cache_policy_behind_for_later_model_calls(tmp_path):
     first = asyncio.run(mock_model(lambda p: "first").generate("the same prompt"))
     second = asyncio.run(mock_model(lambda p: "second").generate("the same prompt"))
     assert (first.completion, second.completion) == ("first", "second")  # not read from the cache
+
+
+@pytest.mark.slow  # rows run apart, in processes of their own, and a clean process to verify
+def test_a_plugin_that_patches_the_scorers_bends_no_other_row_and_its_own_does_not_verify(tmp_path, hostile):
+    from cmi_inspect.report import build_report
+
+    args: dict[str, Any] = dict(model="fixed_latency/0", task_args={"data_file": str(SYNTHETIC), "protocol": "blind"})
+    assert run_all(str(tmp_path / "honest"), strategies=["no_memory", "first_memory"], **args) == []
+    both = ["patch_scorers", "first_memory", "no_memory"]
+    assert run_all(str(tmp_path / "sabotaged"), strategies=both, **args) == []
+    honest, _ = read_runs(str(tmp_path / "honest"))
+    sabotaged, _ = read_runs(str(tmp_path / "sabotaged"))
+    before = {r.strategy: {k: m.mean for k, m in r.metrics.items()} for r in honest}
+    after = {r.strategy: {k: m.mean for k, m in r.metrics.items()} for r in sabotaged}
+    assert after["first_memory"] == before["first_memory"]  # the victim's row is its own
+    assert after["no_memory"] == before["no_memory"]
+    assert after["patch_scorers"]["useful_f1"] == 1.0  # what the saboteur made its own log say
+    verified = {r.strategy: r.verified for r in sabotaged}
+    assert verified == {"no_memory": True, "first_memory": True, "patch_scorers": False}
+    [bent] = [r for r in sabotaged if r.strategy == "patch_scorers"]
+    assert bent.check is not None and bent.check.rescored["selection:useful_f1"] == 0.0
+    report = build_report(str(tmp_path / "sabotaged"))
+    ranked, unverified = report.split("## Unverified runs")
+    assert "| patch_scorers |" not in ranked and "| patch_scorers |" in unverified

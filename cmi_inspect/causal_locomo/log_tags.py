@@ -31,6 +31,8 @@ FILE_TASK = TASK_NAME.replace("_", "-")
 
 GUARDED = " + guard"
 """How a label says that a guard filtered the strategy's picks (``-S guard=evidence``)."""
+ISOLATED = " + isolated"
+"""How a label says that the strategy chose in a sandbox (``-S isolate=true``)."""
 
 
 def solver_label(solver: str, passed: dict[str, Any]) -> str:
@@ -44,17 +46,18 @@ def solver_label(solver: str, passed: dict[str, Any]) -> str:
         name = str(rest.pop("strategy", name))
     ablation = rest.pop("ablation", "full")
     guard = str(rest.pop("guard", "none"))
+    isolated = str(rest.pop("isolate", False)).lower() in ("true", "1", "yes")
     parts = [str(ablation)] if name == "cmi" and ablation != "full" else []
     parts += [f"{k}={v}" for k, v in sorted(rest.items())]
     label = f"{name}[{', '.join(parts)}]" if parts else name
-    if guard == "none":
-        return label
-    return label + (GUARDED if guard == "evidence" else f"{GUARDED}={guard}")
+    if guard != "none":
+        label += GUARDED if guard == "evidence" else f"{GUARDED}={guard}"
+    return label + (ISOLATED if isolated else "")
 
 
 def strategy_of(label: str) -> str:
     """The strategy a label names, without its arguments or guard."""
-    return label.split("[")[0].split(GUARDED)[0]
+    return label.split("[")[0].split(GUARDED)[0].split(ISOLATED)[0]
 
 
 def strategy_label(plan: EvalPlan) -> str:

@@ -61,6 +61,9 @@ class MemorySelection(StoreModel):
     """The strategy's ``explain`` of ``details``, memories as ``placeholder(key)``."""
     guard: GuardRecord | None = None
     """Set when a guard filtered the strategy's picks."""
+    isolation: str = ""
+    """The sandbox its ``select`` ran in (``strategies.isolation``): ``bwrap``, ``unshare``,
+    ``none`` (asked for, not available here: it ran unisolated), '' (not asked for)."""
 
 
 def digest(text: str) -> str:

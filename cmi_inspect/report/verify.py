@@ -253,3 +253,20 @@ def describe(check: LogCheck) -> str:
 
 if __name__ == "__main__":
     main()
+
+
+def verify_folder(log_dir: str, as_json: bool = False) -> int:
+    """``cmi-inspect verify``: every log of the folder verified in a clean process, a line
+    each (or JSON); 0 when all verify, else 1."""
+    from cmi_inspect.report.logs import log_files
+
+    if not Path(log_dir).is_dir():
+        raise UserError(f"{log_dir} is not a folder: name the folder a run wrote its logs to.")
+    checks = list(verify_clean(log_files(log_dir)).values())
+    if not checks:
+        raise UserError(f"{log_dir} holds no .eval log.")
+    if as_json:
+        print(json.dumps([asdict(c) for c in checks], indent=2))
+    else:
+        print("\n".join(describe(c) for c in checks))
+    return 0 if all(c.verified for c in checks) else 1

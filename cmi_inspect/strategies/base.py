@@ -109,6 +109,8 @@ class MemoryStrategy(ABC):
     """
 
     name: ClassVar[str]
+    sandbox: str = ""
+    """The sandbox its ``select`` runs in ('' in this process; ``strategies.isolation``)."""
     Args: ClassVar[type[Any] | None] = None
     """The ``-S`` arguments as one typed record (a dataclass), for a strategy whose
     constructor does not take them one by one (it is built by ``from_args``). None: the
@@ -163,6 +165,11 @@ def memory_task(state: TaskState, answer_scorer: AnswerScorerFactory | None = No
         model=get_model(),
         score_answer=answer_scorer(state) if answer_scorer else None,
     )
+
+
+DATA_FILE: contextvars.ContextVar[str] = contextvars.ContextVar("cmi_inspect_data_file")
+"""The running sample's data file, for a sandbox to hide (``isolation``); a strategy is
+never given it."""
 
 
 class SampleSealedError(RuntimeError):
@@ -305,6 +312,7 @@ def strategy_solver(
             return selection
 
         task = memory_task(state, answer_scorer)
+        DATA_FILE.set(state.metadata_as(SampleView).data_file)
         shown = {m.key: m.content for m in task.memories}
         selection = await choose(task)
         seen = exposed(shown, selection.prompt, calls)
@@ -331,7 +339,8 @@ def strategy_solver(
         record.exposed = seen
         record.prompt_sha256 = digest(selection.prompt)
         record.details = selection.details.model_dump(mode="json") if selection.details else {}
-        record.explanation = type(strategy).explain(record.details, placeholders(shown))
+        record.explanation = strategy.explain(record.details, placeholders(shown))
+        record.isolation = strategy.sandbox
         seal(record)
         state.messages = [ChatMessageUser(content=selection.prompt)]
         if selection.output is None:

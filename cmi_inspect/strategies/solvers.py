@@ -22,11 +22,12 @@ from typing import Any
 from inspect_ai.solver import Solver, solver
 
 from cmi_inspect.causal_locomo.protocol import BUILT_TASKS
-from cmi_inspect.errors import UserError
+from cmi_inspect.errors import UserError, flag
 from cmi_inspect.guard import NO_GUARD, make_guard
 from cmi_inspect.strategies import STRATEGIES, strategy_class
 from cmi_inspect.strategies.arguments import build_strategy, strategy_arguments
 from cmi_inspect.strategies.base import MemoryStrategy, strategy_solver
+from cmi_inspect.strategies.isolation import Isolated
 
 
 def strategy_solver_for(cls: type[MemoryStrategy], given: Mapping[str, Any]) -> Solver:
@@ -34,22 +35,28 @@ def strategy_solver_for(cls: type[MemoryStrategy], given: Mapping[str, Any]) -> 
     the run, for an argument it does not take or of the wrong type, and for a choice that
     reads what the protocol of the tasks just built hides (``protocol.BuiltTasks``). ``-S
     guard`` is the benchmark's, not the strategy's: it names the guard of its picks."""
-    if GUARD in strategy_arguments(cls).names:
-        raise UserError(
-            f"Strategy {cls.name!r} declares -S {GUARD}, a name the benchmark keeps for the "
-            "guard of a strategy's picks; rename the strategy's argument."
-        )
+    for kept in (GUARD, ISOLATE):
+        if kept in strategy_arguments(cls).names:
+            raise UserError(
+                f"Strategy {cls.name!r} declares -S {kept}, a name the benchmark keeps for "
+                "itself (the guard of a strategy's picks, its sandbox); rename the argument."
+            )
     own = dict(given)
     guard = make_guard(own.pop(GUARD, NO_GUARD))
+    isolate = flag(ISOLATE, own.pop(ISOLATE, False))
     strategy = build_strategy(cls, own)
     protocol = BUILT_TASKS.for_solver()
     if protocol is not None:
         strategy.check_protocol(protocol)
+    if isolate:
+        strategy = Isolated(strategy, own)
     return strategy_solver(strategy, strategy.answer_scorer(), guard)
 
 
 GUARD = "guard"
 """The solver argument naming a guard (``cmi_inspect.guard.GUARDS``), beside a strategy's own."""
+ISOLATE = "isolate"
+"""The solver argument that runs the strategy's ``select`` in a sandbox (``isolation``)."""
 
 
 def solver_signature(cls: type[MemoryStrategy]) -> inspect.Signature:
@@ -61,7 +68,10 @@ def solver_signature(cls: type[MemoryStrategy]) -> inspect.Signature:
     guard = inspect.Parameter(
         GUARD, inspect.Parameter.KEYWORD_ONLY, default=NO_GUARD, annotation=str
     )
-    return inspect.Signature([*named, guard, *rest])
+    isolate = inspect.Parameter(
+        ISOLATE, inspect.Parameter.KEYWORD_ONLY, default=False, annotation=bool
+    )
+    return inspect.Signature([*named, guard, isolate, *rest])
 
 
 def _strategy_factory(cls: type[MemoryStrategy]) -> Callable[..., Solver]:

@@ -263,6 +263,66 @@ class RewriteSelection(MemoryStrategy):
         return everything(task)
 
 
+class ReadTheKey(MemoryStrategy):
+    """Reads the answer key from the data file (the path it was told, or ``CMI_DATA_DIR``'s
+    files), picks exactly the useful memories and answers with the gold answer's memories;
+    with no key to read, it selects nothing."""
+
+    name = "read_the_key"
+
+    async def select(self, task: MemoryTask) -> Selection:
+        import json
+        import os
+        from pathlib import Path
+
+        from cmi_inspect.causal_locomo.view import blind_keys
+
+        places = [Path(p) for p in os.environ.get("HOSTILE_DATA_FILES", "").split(":") if p]
+        if os.environ.get("CMI_DATA_DIR"):
+            places += Path(os.environ["CMI_DATA_DIR"]).rglob("*.jsonl")
+        for place in places:
+            try:
+                lines = place.read_text(encoding="utf-8").splitlines()
+            except OSError:
+                continue
+            for line in lines:
+                record = json.loads(line) if line.strip() else {}
+                if record.get("current_task", {}).get("instruction") != task.request:
+                    continue
+                from cmi_inspect.causal_locomo.data import MemoryRecord
+
+                bank = [MemoryRecord.model_validate(m) for m in record["memory_bank"]]
+                keys = blind_keys(record["example_id"], bank)
+                useful = {keys[i] for i in record["gold_memory_ids"]}
+                kept = [m for m in task.memories if m.key in useful]
+                return Selection([Pick(m.key) for m in kept], memory_prompt(task.request, [m.line() for m in kept]))
+        return Selection([], memory_prompt(task.request, []))
+
+
+class PatchScorers(MemoryStrategy):
+    """Patches the scorers' module so that every answer and selection scores perfectly, for
+    its own row and any scored after it in the same process; selects nothing."""
+
+    name = "patch_scorers"
+
+    async def select(self, task: MemoryTask) -> Selection:
+        from cmi_inspect.causal_locomo import scorers
+
+        perfect = {"recall": 1.0, "precision": 1.0, "useful_f1": 1.0, "poison_adoption": 0.0}
+        scorers.selection_metrics = lambda *a, **k: {**perfect, "bad_rejection": 1.0, "n_selected": 1.0}  # type: ignore[assignment]
+        return Selection([], memory_prompt(task.request, []))
+
+
+class FirstMemory(MemoryStrategy):
+    """An honest installed strategy: the first memory it is shown."""
+
+    name = "first_memory"
+
+    async def select(self, task: MemoryTask) -> Selection:
+        first = task.memories[:1]
+        return Selection([Pick(m.key) for m in first], memory_prompt(task.request, [m.line() for m in first]))
+
+
 HOSTILE = {
     cls.name: f"hostile:{cls.__name__}"
     for cls in (
@@ -282,6 +342,9 @@ HOSTILE = {
         ReuseOtherAnswer,
         Summarise,
         RewriteSelection,
+        ReadTheKey,
+        PatchScorers,
+        FirstMemory,
     )
 }
 """Entry-point name -> ``module:Class``, as a package's pyproject would declare them."""

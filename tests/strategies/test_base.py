@@ -239,3 +239,61 @@ def test_a_selection_rewritten_after_it_was_recorded_fails_the_sample_by_name(ho
         ]
         * 3
     )
+
+
+# --- isolation: select in a sandboxed process of its own ---
+
+
+def run_isolated(name: str, tmp_path, isolate: bool, respond=lambda p: GIVE_UP) -> EvalLog:
+    from cmi_inspect.strategies.solvers import memory_strategy
+
+    [log] = inspect_eval(
+        causal_locomo(protocol="blind", data_file=str(SYNTHETIC)),
+        solver=memory_strategy(strategy=name, isolate=isolate),
+        model=mock_model(respond),
+        display="none",
+        log_dir=str(tmp_path),
+        fail_on_error=False,
+    )
+    return log
+
+
+def f1s(log: EvalLog) -> list[float]:
+    return [float(score_of(s, "memory_selection").value["useful_f1"]) for s in samples_of(log)]  # type: ignore[index]
+
+
+@pytest.mark.slow  # a sandboxed process per sample
+def test_a_strategy_reading_the_key_from_disk_scores_like_no_memory_when_isolated(hostile, tmp_path, monkeypatch):
+    from cmi_inspect.strategies.isolation import sandbox
+
+    monkeypatch.setenv("HOSTILE_DATA_FILES", str(SYNTHETIC))
+    cheat = run_isolated("read_the_key", tmp_path / "in-process", isolate=False)
+    assert f1s(cheat) == [1.0, 1.0, 1.0]  # the cheat works in the run's own process
+    if sandbox() == "none":
+        pytest.skip("neither bubblewrap nor unshare runs here: isolation cannot be shown")
+    isolated = run_isolated("read_the_key", tmp_path / "isolated", isolate=True)
+    assert isolated.status == "success", errors(isolated)
+    nothing = run_isolated("no_memory", tmp_path / "none", isolate=False)
+    assert f1s(isolated) == f1s(nothing)
+    assert {s.store["MemorySelection:isolation"] for s in samples_of(isolated)} == {sandbox()}
+
+
+@pytest.mark.slow  # a sandboxed process per sample
+def test_an_isolated_strategy_calls_the_model_through_the_run_and_scores_as_in_process(hostile, tmp_path):
+    from cmi_inspect.strategies.isolation import sandbox
+
+    if sandbox() == "none":
+        pytest.skip("neither bubblewrap nor unshare runs here: isolation cannot be shown")
+
+    def respond(prompt: str) -> str:
+        return "every note restated in other words than its own" if "[summary]" not in prompt else GIVE_UP
+
+    here = run_isolated("summarise", tmp_path / "here", isolate=False, respond=respond)
+    there = run_isolated("summarise", tmp_path / "there", isolate=True, respond=respond)
+    assert there.status == "success", errors(there)
+    for a, b in zip(samples_of(here), samples_of(there), strict=True):
+        assert a.scores is not None and b.scores is not None
+        assert {k: s.value for k, s in a.scores.items()} == {k: s.value for k, s in b.scores.items()}
+        assert len([e for e in b.events if type(e).__name__ == "ModelEvent"]) == 2  # recorded here
+    exited = run_isolated("exit", tmp_path / "exit", isolate=True)
+    assert set(errors(exited)) == {"StrategyError(\"strategy 'exit' failed: SystemExit(3)\")"}

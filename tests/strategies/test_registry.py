@@ -38,13 +38,14 @@ def test_every_strategy_has_a_bare_named_solver():
     assert registry_info(registry_create("solver", name, strategy="no_memory")).name == name
 
 
-def test_a_solver_takes_its_strategys_arguments_and_the_guard_and_documents_each_of_them():
+def test_a_solver_takes_its_strategys_arguments_the_guard_and_isolation_and_documents_each_of_them():
     for name, factory in SOLVERS.items():
         arguments = strategy_arguments(STRATEGIES[name])
         signature = inspect.signature(factory)
-        assert list(signature.parameters) == [*arguments.names, "guard"]
+        assert list(signature.parameters) == [*arguments.names, "guard", "isolate"]
         assert [signature.parameters[n] for n in arguments.names] == list(arguments.signature.parameters.values())
         assert signature.parameters["guard"].default == "none"
+        assert signature.parameters["isolate"].default is False
         doc = inspect.getdoc(factory) or ""
         assert doc.splitlines()[0], name
         for argument in arguments.names:

@@ -1,0 +1,127 @@
+"""How rows of a run are run: the task of each, ``eval_set`` over several, and the rows of
+installed strategies, each in a Python process of its own (``run_apart``)."""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Task
+from inspect_ai.log import EvalLog
+
+from cmi_inspect.causal_locomo.log_tags import plain_file_names, run_name
+from cmi_inspect.errors import UserError
+
+
+def causal_locomo_task(**task_args: Any) -> Task:
+    from cmi_inspect.causal_locomo.task import causal_locomo
+
+    return causal_locomo(**task_args)
+
+
+def run_task(name: str, params: dict[str, Any], task_args: dict[str, Any]) -> Task:
+    """The task of one row: the strategy's solver, named as the hook in ``log_tags`` names
+    its log, so that ``eval_set`` pairs each task with its log on a rerun."""
+    from inspect_ai import task_with
+
+    from cmi_inspect.causal_locomo.task import causal_locomo
+    from cmi_inspect.strategies.solvers import solver_named
+
+    return task_with(
+        causal_locomo(**task_args),
+        solver=solver_named(name, params),
+        name=run_name(name, params, task_args),
+    )
+
+
+def run_plans(
+    log_dir: str,
+    plans: Sequence[tuple[str, dict[str, Any]]],
+    task_args: dict[str, Any],
+    settings: dict[str, Any],
+) -> list[EvalLog]:
+    """``eval_set`` over the rows ``plans`` into ``log_dir``, beside any other rows' logs."""
+    from inspect_ai import eval_set
+    from inspect_ai.model import CachePolicy
+
+    tasks = [run_task(name, params, task_args) for name, params in plans]
+    # in a context of its own: eval_set leaves its generate config (the cache policy) in
+    # the caller's context, where later model calls of the same process would read it
+    _, logs = contextvars.copy_context().run(
+        eval_set,
+        tasks,
+        log_dir=log_dir,
+        model=settings["model"],
+        model_args=settings["model_args"],
+        limit=settings["limit"],
+        max_samples=settings["max_samples"],
+        max_tasks=settings["max_tasks"],
+        retry_attempts=2,
+        retry_on_error=1,
+        fail_on_error=0.1,
+        timeout=settings["timeout"],
+        time_limit=settings["time_limit"],
+        max_retries=settings["max_retries"],
+        cache=CachePolicy(expiry=None) if settings["cache"] else None,
+        log_dir_allow_dirty=True,  # the rows run apart write beside these
+        **settings["config"],
+    )
+    return logs
+
+
+def run_apart(
+    log_dir: str,
+    plans: list[tuple[str, dict[str, Any]]],
+    task_args: dict[str, Any],
+    settings: dict[str, Any],
+    check: bool = False,
+) -> None:
+    """Run installed strategies' rows in a Python process of their own (``python -m
+    cmi_inspect.rows SPEC``), so that nothing one does in its process (patching the scorers,
+    say) reaches another row; its log says how it went. With ``check`` the process only
+    builds their tasks: a bad argument is the one line it gives, raised here."""
+    spec = {"log_dir": log_dir, "plans": plans, "task_args": task_args, "settings": settings}
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as file:
+        json.dump({**spec, "check": check}, file)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "cmi_inspect.rows", file.name],
+            check=False,
+            stderr=subprocess.PIPE if check else None,
+            text=True,
+        )
+    finally:
+        os.unlink(file.name)
+    if check and done.returncode != 0:
+        said = (done.stderr or "").strip().splitlines()
+        raise UserError(said[-1] if said else f"checking {plans} failed (exit {done.returncode})")
+
+
+def main(spec_file: str) -> int:
+    """Rows run apart (``run_apart``): the spec's plans checked, or run by ``run_plans``."""
+    spec = json.loads(Path(spec_file).read_text(encoding="utf-8"))
+    plans = [(name, params) for name, params in spec["plans"]]
+    settings = spec["settings"]
+    if isinstance(settings["limit"], list):
+        settings["limit"] = tuple(settings["limit"])
+    try:
+        for name, params in plans:
+            run_task(name, params, spec["task_args"])
+    except UserError as ex:
+        print(str(ex), file=sys.stderr)
+        return 2
+    if not spec["check"]:
+        with plain_file_names():
+            run_plans(spec["log_dir"], plans, spec["task_args"], settings)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

@@ -275,3 +275,13 @@ def test_the_papers_rows_stand_beside_whole_release_runs_on_its_settings_only(re
     assert lines[at - 1].startswith("| no_memory | mockllm/model | paper | 87 | 0 |")
     assert "| full_history | mockllm/model | paper | 3 | 0 |" in markdown
     assert "| no_memory | mockllm/model | blind | 87 | 0 |" in markdown
+
+
+def test_a_run_that_asked_for_a_sandbox_none_ran_in_is_marked_not_isolated(hostile, tmp_path, monkeypatch):
+    from cmi_inspect.strategies import isolation
+    from cmi_inspect.strategies.solvers import memory_strategy
+
+    monkeypatch.setattr(isolation, "sandbox", lambda: "none")
+    run_into(tmp_path, memory_strategy(strategy="first_memory", isolate=True), data_file=str(SYNTHETIC))
+    [run] = read_runs(str(tmp_path))[0]
+    assert run.strategy == "first_memory + isolated (not isolated: no sandbox ran)"

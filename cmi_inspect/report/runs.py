@@ -23,7 +23,7 @@ from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 from cmi_inspect.causal_locomo import reference
 from cmi_inspect.causal_locomo.data import CAUSAL_LOCOMO_SHA256
 from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
-from cmi_inspect.causal_locomo.log_tags import TASK_NAME, is_causal_locomo, strategy_of
+from cmi_inspect.causal_locomo.log_tags import ISOLATED, TASK_NAME, is_causal_locomo, strategy_of
 from cmi_inspect.causal_locomo.log_tags import strategy_label as plan_label
 from cmi_inspect.causal_locomo.protocol import logged_protocol
 from cmi_inspect.causal_locomo.selection import MemorySelection
@@ -151,6 +151,15 @@ class Run:
 def strategy_label(log: EvalLog) -> str:
     """The run's strategy and the solver arguments set, as its log names it."""
     return plan_label(log.plan)
+
+
+NOT_ISOLATED = " (not isolated: no sandbox ran)"
+
+
+def isolation_label(label: str, samples: list[EvalSample]) -> str:
+    """The run's label, saying so when it asked for a sandbox that did not run."""
+    kinds = {s.store_as(MemorySelection).isolation for s in samples}
+    return label + NOT_ISOLATED if ISOLATED in label and "none" in kinds else label
 
 
 def token_usage(sample: EvalSample) -> tuple[int, int]:
@@ -300,7 +309,7 @@ def summarise(log: EvalLog, name: str, location: str = "") -> Run:
 
     usage = [token_usage(s) for s in samples]
     return Run(
-        strategy=strategy_label(log),
+        strategy=isolation_label(strategy_label(log), all_samples),
         model=log.eval.model,
         protocol=protocol,
         judge=judge_of(log),

@@ -13,12 +13,14 @@ and ``store()`` is an empty store. Harmless: whatever else reaches the running s
 (Inspect's ``transcript()`` or active-sample record, ``asyncio.all_tasks()``, ``gc``) finds
 no label the protocol hides, gold answer or criterion in it (``dataset.SampleView``).
 Detected: a change to its metadata or target, when ``select`` returns and again by the
-scorers, which read the sealed key (``answer_key``); the sample fails naming the strategy.
-Possible still, to code in the same process, as to any code there: reading the data file,
-the scorers' sealed copy or a sample already scored (its metadata is then the whole record)
-for itself, patching this package, or ending the process (``os._exit``). A process of its
-own would not close that (as the same user it could still read the data file), so none is
-offered: review a strategy you did not write.
+scorers, which read the sealed key (``answer_key``); an answer handed back that no recorded
+response-model call gave to the declared prompt; a selection record changed after it was
+sealed (``causal_locomo.selection``); and memories shown but not declared, which are scored
+as selected (``causal_locomo.exposure``). Possible still, to code in the same process, as to
+any code there: reading the data file or a sample already scored for itself, patching this
+package, ending the process. ``cmi-inspect run`` runs installed strategies' rows in
+processes of their own, ``cmi-inspect verify`` re-scores every log in a clean process, and
+``-S isolate=true`` (``isolation``) runs ``select`` where none of that is in reach.
 """
 
 from __future__ import annotations

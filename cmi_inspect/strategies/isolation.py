@@ -83,16 +83,22 @@ def _works(command: list[str]) -> bool:
         return False
 
 
+PROBES: dict[Sandbox, list[str]] = {
+    "bwrap": ["bwrap", "--ro-bind", "/", "/", "--unshare-all", "true"],
+    "unshare": ["unshare", "--user", "--map-root-user", "--mount", "--net", "true"],
+}
+
+
 @cache
+def works(kind: Sandbox) -> bool:
+    """Whether the ``kind`` of sandbox runs on this machine (a trial run of ``true``)."""
+    probe = PROBES.get(kind)
+    return probe is not None and shutil.which(probe[0]) is not None and _works(probe)
+
+
 def sandbox() -> Sandbox:
     """The strongest sandbox this machine runs: bubblewrap, else ``unshare``, else none."""
-    if shutil.which("bwrap") and _works(["bwrap", "--ro-bind", "/", "/", "--unshare-all", "true"]):
-        return "bwrap"
-    if shutil.which("unshare") and _works(
-        ["unshare", "--user", "--map-root-user", "--mount", "--net", "true"]
-    ):
-        return "unshare"
-    return "none"
+    return next((k for k in PROBES if works(k)), "none")
 
 
 def code_roots(strategy: type[MemoryStrategy]) -> list[Path]:

@@ -297,3 +297,28 @@ def test_an_isolated_strategy_calls_the_model_through_the_run_and_scores_as_in_p
         assert len([e for e in b.events if type(e).__name__ == "ModelEvent"]) == 2  # recorded here
     exited = run_isolated("exit", tmp_path / "exit", isolate=True)
     assert set(errors(exited)) == {"StrategyError(\"strategy 'exit' failed: SystemExit(3)\")"}
+
+
+@pytest.mark.slow  # a sandboxed process per sample
+@pytest.mark.parametrize("kind", ["bwrap", "unshare"])
+def test_each_sandbox_hides_the_key_from_a_strategy_that_reads_it(hostile, tmp_path, monkeypatch, kind):
+    from cmi_inspect.strategies import isolation
+
+    if not isolation.works(kind):
+        pytest.skip(f"{kind} does not run here")
+    monkeypatch.setattr(isolation, "sandbox", lambda: kind)
+    monkeypatch.setenv("HOSTILE_DATA_FILES", str(SYNTHETIC))
+    isolated = run_isolated("read_the_key", tmp_path / "isolated", isolate=True)
+    assert isolated.status == "success", errors(isolated)
+    assert f1s(isolated) == [0.0, 0.0, 0.0]  # every synthetic sample has a useful memory
+    assert {s.store["MemorySelection:isolation"] for s in samples_of(isolated)} == {kind}
+
+
+def test_with_no_sandbox_the_strategy_runs_unisolated_and_its_record_says_so(hostile, tmp_path, monkeypatch, caplog):
+    from cmi_inspect.strategies import isolation
+
+    monkeypatch.setattr(isolation, "sandbox", lambda: "none")
+    log = run_isolated("first_memory", tmp_path, isolate=True)
+    assert log.status == "success"
+    assert {s.store["MemorySelection:isolation"] for s in samples_of(log)} == {"none"}
+    assert "strategy 'first_memory' runs NOT isolated" in caplog.text

@@ -21,7 +21,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import CachePolicy
 
-from conftest import REPO, samples_of
+from conftest import REPO, SYNTHETIC, mock_model, samples_of
 
 HISTORY = [
     Session(
@@ -189,3 +189,17 @@ def test_the_mem0_example_drops_the_planted_note_from_mem0s_search_results(capsy
     example = runpy.run_path(str(REPO / "examples" / "memory_guard_mem0.py"))
     assert example["main"]() == ["note-17", "note-08"]
     assert "note-42: dropped evidence risk: another version of the claim of note-17" in capsys.readouterr().out
+
+
+def test_the_guard_checks_what_a_strategy_showed_as_well_as_what_it_declared(hostile, tmp_path):
+    [log] = inspect_eval(
+        causal_locomo(protocol="blind", data_file=str(SYNTHETIC)),
+        solver=memory_strategy(strategy="under_declare", guard="evidence"),
+        model=mock_model(lambda p: "I do not know."),
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    assert log.status == "success"
+    for sample in samples_of(log):
+        checked = sample.store["MemorySelection:guard"]["checked"]
+        assert len(checked) == len(sample.metadata["memory_bank"])  # nothing declared, all shown

@@ -343,3 +343,21 @@ def test_a_plugin_that_patches_the_scorers_bends_no_other_row_and_its_own_does_n
     report = build_report(str(tmp_path / "sabotaged"))
     ranked, unverified = report.split("## Unverified runs")
     assert "| patch_scorers |" not in ranked and "| patch_scorers |" in unverified
+
+
+@pytest.mark.slow  # a row run apart, a sandboxed process per sample
+def test_run_isolate_sandboxes_installed_strategies_so_the_key_on_disk_is_out_of_reach(tmp_path, hostile, monkeypatch):
+    from cmi_inspect.strategies.isolation import sandbox
+
+    if sandbox() == "none":
+        pytest.skip("neither bubblewrap nor unshare runs here: isolation cannot be shown")
+    monkeypatch.setenv("HOSTILE_DATA_FILES", str(SYNTHETIC))
+    args: dict[str, Any] = dict(model="fixed_latency/0", task_args={"data_file": str(SYNTHETIC), "protocol": "blind"})
+    assert run_all(str(tmp_path / "plain"), strategies=["read_the_key"], **args) == []
+    assert run_all(str(tmp_path / "isolated"), strategies=["read_the_key", "no_memory"], isolate=True, **args) == []
+    plain = {r.strategy: r for r in read_runs(str(tmp_path / "plain"))[0]}
+    isolated = {r.strategy: r for r in read_runs(str(tmp_path / "isolated"))[0]}
+    assert plain["read_the_key"].metrics["useful_f1"].mean == 1.0  # the key read from disk
+    assert set(isolated) == {"read_the_key + isolated", "no_memory"}  # built-ins are not sandboxed
+    scores = {k: m.mean for k, m in isolated["read_the_key + isolated"].metrics.items()}
+    assert scores == {k: m.mean for k, m in isolated["no_memory"].metrics.items()}

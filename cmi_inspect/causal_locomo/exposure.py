@@ -63,23 +63,33 @@ def stands_in(text: str, normal_prompt: str) -> bool:
     return needle.strip() != "" and needle in normal_prompt
 
 
-def exposed(memories: Mapping[str, str], prompt: str, calls: Sequence[Call] = ()) -> list[str]:
+def exposed(
+    memories: Mapping[str, str], prompt: str, calls: Sequence[Call] = (), request: str = ""
+) -> list[str]:
     """The keys, in ``memories``' order, of the memories (key -> text as shown) that stand
-    in ``prompt``, directly or through an earlier call whose answer stands in it."""
-    reached = [normal(prompt)]
+    in ``prompt``, directly or through an earlier call whose answer stands in it.
+
+    An answer counts as carried only where it stands in what is left of the prompt once
+    the memories found there and the ``request`` are taken out: an answer that repeats a
+    memory shown, or the question, stands in the prompt by coincidence, not derivation."""
+    found: set[str] = set()
     pending = list(calls)
-    while True:
+    unread = [normal(prompt)]
+    while unread:
+        text = unread.pop()
+        direct = [k for k, t in memories.items() if stands_in(t, text)]
+        found.update(direct)
+        for said in [*(memories[k] for k in direct), request]:
+            if said.strip():
+                text = text.replace(normal(said), " ")
         carried = [
             c
             for c in pending
-            if len(c.completion.split()) >= DERIVED_MIN_WORDS
-            and any(stands_in(c.completion, r) for r in reached)
+            if len(c.completion.split()) >= DERIVED_MIN_WORDS and stands_in(c.completion, text)
         ]
-        if not carried:
-            break
-        reached += [normal(c.prompt) for c in carried]
         pending = [c for c in pending if c not in carried]
-    return [k for k, text in memories.items() if any(stands_in(text, r) for r in reached)]
+        unread += [normal(c.prompt) for c in carried]
+    return [k for k in memories if k in found]
 
 
 def answering_call(calls: Sequence[Call], prompt: str, completion: str) -> Call | None:

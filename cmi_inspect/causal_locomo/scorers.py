@@ -69,7 +69,9 @@ def exposure(state: TaskState, example: SealedExample) -> Exposure:
     """The sample's declared and exposed picks, once its selection and answer are checked
     (``selection.examine``: a sample whose record or answer fails is not scored)."""
     record = state.store_as(MemorySelection)
-    return examine(record, transcript().events, state.output.completion, example.shown())
+    return examine(
+        record, transcript().events, state.output.completion, example.shown(), state.input_text
+    )
 
 
 @metric

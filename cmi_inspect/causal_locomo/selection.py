@@ -124,13 +124,17 @@ def fill(explanation: str, names: Mapping[str, str]) -> str:
 
 
 def examine(
-    record: MemorySelection, events: Sequence[Event], answer: str, shown: Mapping[str, str]
+    record: MemorySelection,
+    events: Sequence[Event],
+    answer: str,
+    shown: Mapping[str, str],
+    request: str = "",
 ) -> Exposure:
     """What a sample declared and exposed, once its record is checked against its seal and
     its answer against the calls that were made: the answer must be the last response-model
     call's that read the recorded prompt (with no record, any response-model call's), an
     empty one (a sample stopped before it answered) exposes nothing. ``shown``: key -> text
-    of the memories as the strategy was shown them."""
+    of the memories as the strategy was shown them; ``request``, the sample's question."""
     check_seal(record, events)
     calls = calls_of(events)
     made = [c for c in calls if c.role is None and c.completion == answer]
@@ -143,4 +147,4 @@ def examine(
                 "no response-model call's answer to the prompt it recorded: not scored."
             )
         return Exposure(record.selected, [])
-    return Exposure(record.selected, exposed(shown, made[-1].prompt, calls))
+    return Exposure(record.selected, exposed(shown, made[-1].prompt, calls, request))

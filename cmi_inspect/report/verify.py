@@ -103,11 +103,12 @@ async def rescore(
     )
     record = sample.store_as(MemorySelection)
     answer = sample.output.completion
-    seen = examine(record, sample.events, answer, example.shown())
+    request = example.record.current_task.instruction
+    seen = examine(record, sample.events, answer, example.shown(), request)
     meta = example.metadata
     scored = await answer_score(
         answer,
-        example.record.current_task.instruction,
+        request,
         meta.gold_behavior,
         meta.scoring_criteria,
         scoring,

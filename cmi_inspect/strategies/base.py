@@ -317,7 +317,7 @@ def strategy_solver(
         DATA_FILE.set(state.metadata_as(SampleView).data_file)
         shown = {m.key: m.content for m in task.memories}
         selection = await choose(task)
-        seen = exposed(shown, selection.prompt, calls)
+        seen = exposed(shown, selection.prompt, calls, task.request)
         record = state.store_as(MemorySelection)
         if guard is not None:
             declared = [p.key for p in selection.picks]
@@ -334,7 +334,7 @@ def strategy_solver(
                 kept = {p.key for p in picks} - dropped.keys()
                 memories = [m for m in task.memories if m.key in kept]
                 selection = await choose(dataclasses.replace(task, memories=memories))
-                seen = exposed(shown, selection.prompt, calls)
+                seen = exposed(shown, selection.prompt, calls, task.request)
         record.strategy = strategy.name
         record.selected = [p.key for p in selection.picks]
         record.scores = [p.score for p in selection.picks]

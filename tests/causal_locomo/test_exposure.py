@@ -51,3 +51,14 @@ def test_exposure_scores_declared_then_undeclared_picks():
     assert seen.undeclared == ["m3"]
     assert seen.unshown == ["m1"]
     assert seen.scored == ["m1", "m2", "m3"]
+
+
+def test_an_answer_that_repeats_a_memory_shown_or_the_question_carries_nothing():
+    echo = "Caroline went to the support group on 7 May 2023"
+    calls = [Call(BANK["m2"] + " When did Caroline go to the support group on 7 May 2023?", echo)]
+    prompt = memory_prompt("When?", [BANK["m1"]])
+    assert exposed(BANK, prompt, calls) == ["m1", "m3"]  # not m2: the echo is m1's text
+    asked = "did Caroline go to the support group on"
+    calls = [Call(BANK["m2"], asked)]
+    question = f"When {asked} that day?"
+    assert exposed(BANK, memory_prompt(question, []), calls, request=question) == []

@@ -111,6 +111,16 @@ def main(argv: list[str] | None = None) -> int:
         "(its -M arguments go to the server)",
     )
     run.add_argument(
+        "--model-role",
+        dest="model_roles",
+        action="append",
+        default=[],
+        metavar="ROLE=MODEL",
+        help="a model role, as inspect eval takes it (grader=openai/gpt-5: the judge)",
+    )
+    run.add_argument("--epochs", type=int, help="epochs of each sample (default 1)")
+    run.add_argument("--tags", help="comma-separated tags for every run's log")
+    run.add_argument(
         "--isolate",
         action="store_true",
         help="run installed strategies' select in a sandbox (bubblewrap or unshare) that "
@@ -242,6 +252,9 @@ def _run(args: argparse.Namespace) -> int:
         max_connections=args.max_connections,
         serve=None if args.serve is None else positive_int("--serve", args.serve),
         isolate=args.isolate,
+        model_roles=_pairs("--model-role", args.model_roles),
+        epochs=None if args.epochs is None else positive_int("--epochs", args.epochs),
+        tags=[t.strip() for t in (args.tags or "").split(",") if t.strip()],
         time_limit=None
         if args.time_limit is None
         else positive_int("--time-limit", args.time_limit),

@@ -71,6 +71,9 @@ def run_plans(
         max_retries=settings["max_retries"],
         cache=CachePolicy(expiry=None) if settings["cache"] else None,
         log_dir_allow_dirty=True,  # the rows run apart write beside these
+        model_roles=settings.get("model_roles"),
+        epochs=settings.get("epochs"),
+        tags=settings.get("tags"),
         **settings["config"],
     )
     return logs

@@ -90,6 +90,9 @@ def run_all(
     serve: int | None = None,
     time_limit: int | None = None,
     isolate: bool = False,
+    model_roles: dict[str, str] | None = None,
+    epochs: int | None = None,
+    tags: list[str] | None = None,
 ) -> list[str]:
     """Run the strategies (and CMI's ablations, under a label-free protocol those that
     read no label; with ``guard``, each strategy again behind ``-S guard=evidence``) with
@@ -104,6 +107,9 @@ def run_all(
     slots (``-M parallel``), for the length of the run, and the tasks reach it as
     ``openai-api/cmi-served/NAME``; the cache then holds the server's address, so it serves
     that one run.
+
+    ``model_roles``, ``epochs`` and ``tags`` pass through to Inspect as ``inspect eval``
+    takes them (``--model-role grader=MODEL`` is the judge).
 
     With ``time_limit`` a sample that runs longer (in seconds, wall-clock) stops there and
     is scored with what it had: a strategy that hangs holds up its own samples only.
@@ -153,6 +159,9 @@ def run_all(
         max_retries=max_retries,
         cache=cache,
         config=config,
+        model_roles=model_roles or None,
+        epochs=epochs,
+        tags=tags or None,
     )
     if apart:  # checked in a process of their own, as they will run: this one loads none
         run_apart(log_dir, apart, args, settings, check=True)

@@ -109,3 +109,14 @@ def flag(name: str, value: object) -> bool:
     if text in ("false", "0", "no"):
         return False
     raise UserError(f"{name} must be true or false, got {value!r}.")
+
+
+def name_value_pairs(flag: str, pairs: list[str]) -> dict[str, str]:
+    """``-T`` / ``-M`` arguments as a dict, one line for one without ``=``."""
+    args = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise UserError(f"{flag} expects name=value, got {pair!r}")
+        args[key] = value
+    return args

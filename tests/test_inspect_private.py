@@ -12,13 +12,15 @@ from inspect_ai.model import get_model
 from inspect_ai.util import Store, store
 
 
-def test_user_error_is_inspects_prerequisite_error_which_inspect_eval_prints_as_one_line(capsys):
-    from inspect_ai._util.error import PrerequisiteError, exception_hook
+def test_user_error_is_inspects_prerequisite_error_which_inspect_eval_prints_as_one_line(monkeypatch):
+    import inspect_ai._util.error as inspect_error
 
-    assert inspect_private.PrerequisiteError is PrerequisiteError
+    assert inspect_private.PrerequisiteError is inspect_error.PrerequisiteError
+    printed: list[object] = []  # the hook prints through Rich's console, which an eval may have replaced
+    monkeypatch.setattr(inspect_error, "print", printed.append)
     error = UserError("-S k must be an integer of at least 1, got 'x'.")
-    exception_hook()(UserError, error, None)  # type: ignore[arg-type]
-    assert capsys.readouterr().out.strip() == "-S k must be an integer of at least 1, got 'x'."
+    inspect_error.exception_hook()(UserError, error, None)  # type: ignore[arg-type]
+    assert printed == ["\n-S k must be an integer of at least 1, got 'x'.\n"]
 
 
 def test_the_sample_state_and_store_are_set_in_the_context_alone():

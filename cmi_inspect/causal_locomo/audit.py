@@ -25,8 +25,7 @@ from cmi_inspect.causal_locomo.blinding import ANSWER_SUFFIX
 from cmi_inspect.causal_locomo.data import ExampleRecord, session_turns
 from cmi_inspect.causal_locomo.protocol import ProtocolName
 from cmi_inspect.causal_locomo.view import key_to_memory_id, memory_view
-from cmi_inspect.strategies.cmi.evidence import word_overlap
-from cmi_inspect.text import content_words, tokens
+from cmi_inspect.text import content_words, tokens, word_overlap
 
 COMPARISONS = {"harmful_vs_useful": "useful", "harmful_vs_irrelevant": "irrelevant"}
 CONTROLLED = (0.40, 0.60)
@@ -182,7 +181,7 @@ def history_match(items: Sequence[AuditItem]) -> np.ndarray:
 
 def _overlaps_in_bank(items: Sequence[AuditItem]) -> list[list[float]]:
     """Each memory's word overlap with every other memory of its bank
-    (``evidence.word_overlap``, the conflict relation's: a share of the shorter one's words)."""
+    (``text.word_overlap``, the conflict relation's: a share of the shorter one's words)."""
     out: list[list[float]] = [[] for _ in items]
     for indices in _banks(items).values():
         for i in indices:

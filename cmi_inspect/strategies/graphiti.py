@@ -34,13 +34,12 @@ from typing import Any
 import anyio
 from pydantic import BaseModel, Field
 
-from cmi_inspect import MemoryStrategy, MemoryTask, Pick, Selection, memory_prompt
-from cmi_inspect.causal_locomo.prompts import memory_line
+from cmi_inspect.causal_locomo.prompts import memory_line, memory_prompt
 from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.dates.explicit import session_date
 from cmi_inspect.errors import UserError, positive_int
 from cmi_inspect.retrieval import bounded
-from cmi_inspect.strategies.base import MemoryNames
+from cmi_inspect.strategies.base import MemoryNames, MemoryStrategy, MemoryTask, Pick, Selection
 from cmi_inspect.strategies.endpoint import Endpoint, LibraryRun, endpoint_for, unreachable
 
 INSTALL = "pip install 'cmi-inspect[graphiti]'"

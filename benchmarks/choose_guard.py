@@ -26,9 +26,9 @@ from cmi_inspect.causal_locomo.data import ExampleRecord, load_records
 from cmi_inspect.causal_locomo.dataset import dataset_path, sample_view
 from cmi_inspect.causal_locomo.measures import selection_metrics
 from cmi_inspect.causal_locomo.view import key_to_memory_id
-from cmi_inspect.guard import CMI_CONFLICTS, MemoryGuard
 from cmi_inspect.strategies.base import MemoryTask
 from cmi_inspect.strategies.cmi.risk import Conflicts
+from cmi_inspect.strategies.guard import CMI_CONFLICTS, MemoryGuard
 from cmi_inspect.strategies.vector import VectorMemory
 
 SIMILARITY = (0.0, 0.80, 0.84, 0.88, 0.92, 0.96, 1.01)

@@ -10,11 +10,32 @@ select(task: MemoryTask) -> Selection``; read ``task.request``, ``task.memories`
 
 ``MemoryGuard`` (with ``Session`` and ``Verdict``) is the label-free poison filter as a plain
 call, for any memory system: README, "A memory guard".
+
+The names load on first use, so that importing one module of the package (its error type,
+a strategy's base) loads no other strategy, CMI or their libraries.
 """
 
-from cmi_inspect.causal_locomo.prompts import memory_prompt
-from cmi_inspect.guard import MemoryGuard, Session, Verdict
-from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Pick, Selection
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cmi_inspect.causal_locomo.prompts import memory_prompt
+    from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Pick, Selection
+    from cmi_inspect.strategies.guard import MemoryGuard, Session, Verdict
+
+_MODULES = {
+    "MemoryGuard": "cmi_inspect.strategies.guard",
+    "MemoryStrategy": "cmi_inspect.strategies.base",
+    "MemoryTask": "cmi_inspect.strategies.base",
+    "Pick": "cmi_inspect.strategies.base",
+    "Selection": "cmi_inspect.strategies.base",
+    "Session": "cmi_inspect.strategies.guard",
+    "Verdict": "cmi_inspect.strategies.guard",
+    "memory_prompt": "cmi_inspect.causal_locomo.prompts",
+}
+"""Each public name's module."""
 
 __all__ = [
     "MemoryGuard",
@@ -26,3 +47,12 @@ __all__ = [
     "Verdict",
     "memory_prompt",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its module on first use (PEP 562)."""
+    if name not in _MODULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_MODULES[name]), name)
+    globals()[name] = value
+    return value

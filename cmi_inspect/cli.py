@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cmi_inspect.errors import UserError, positive_int, sample_limit
+from cmi_inspect.errors import UserError, name_value_pairs, positive_int, sample_limit
 
 if TYPE_CHECKING:
     from inspect_ai.model import Model
@@ -18,17 +18,6 @@ if TYPE_CHECKING:
 DEFAULT_TIMEOUT = 300
 """Seconds per model request: a slow local call fits, an unreachable endpoint does not hang."""
 DEFAULT_RETRIES = 3
-
-
-def _pairs(flag: str, pairs: list[str]) -> dict[str, str]:
-    """``-T`` / ``-M`` arguments as a dict, one line for one without ``=``."""
-    args = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise UserError(f"{flag} expects name=value, got {pair!r}")
-        args[key] = value
-    return args
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -242,8 +231,8 @@ def _run(args: argparse.Namespace) -> int:
         guard=args.guard,
         model=args.model,
         limit=sample_limit("--limit", args.limit),
-        task_args=_pairs("-T", args.task_args),
-        model_args=_pairs("-M", args.model_args),
+        task_args=name_value_pairs("-T", args.task_args),
+        model_args=name_value_pairs("-M", args.model_args),
         max_samples=args.max_samples,
         max_tasks=args.max_tasks,
         timeout=args.timeout,
@@ -353,7 +342,7 @@ def _audit(args: argparse.Namespace) -> int:
     title = f"{path.name}, {protocol} view"
     text = artefact_table(result, title)
     if args.conflicts:
-        from cmi_inspect.causal_locomo.conflict_audit import conflict_shares, conflict_table
+        from cmi_inspect.strategies.cmi.conflict_audit import conflict_shares, conflict_table
 
         result["conflicts"] = conflict_shares(items)
         text += "\n" + conflict_table(result["conflicts"])

@@ -2,9 +2,9 @@
 
 ``inspect eval`` prints an error as a short message, with no traceback, only when it is
 Inspect's ``PrerequisiteError``; ``cmi-inspect`` prints ``UserError`` the same way. Inspect
-exports no public name for that class, so this is the one place that imports it, and if a
-later Inspect moves it, ``UserError`` still works (``inspect eval`` would then print a
-traceback; ``tests/causal_locomo/test_task.py`` checks the one line).
+exports no public name for that class: it comes through ``inspect_private``, and if a later
+Inspect moves it, ``UserError`` still works (``inspect eval`` would then print a traceback;
+``tests/causal_locomo/test_task.py`` checks the one line).
 """
 
 from __future__ import annotations
@@ -15,13 +15,7 @@ from collections.abc import Collection
 
 from rich.markup import escape
 
-try:
-    from inspect_ai._util.error import PrerequisiteError
-except ImportError:  # pragma: no cover - only on an Inspect that moved it
-
-    class PrerequisiteError(Exception):  # type: ignore[no-redef]
-        def __init__(self, message: str) -> None:
-            self.message = message
+from cmi_inspect.inspect_private import PrerequisiteError
 
 
 class UserError(PrerequisiteError, ValueError):
@@ -115,3 +109,14 @@ def flag(name: str, value: object) -> bool:
     if text in ("false", "0", "no"):
         return False
     raise UserError(f"{name} must be true or false, got {value!r}.")
+
+
+def name_value_pairs(flag: str, pairs: list[str]) -> dict[str, str]:
+    """``-T`` / ``-M`` arguments as a dict, one line for one without ``=``."""
+    args = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise UserError(f"{flag} expects name=value, got {pair!r}")
+        args[key] = value
+    return args

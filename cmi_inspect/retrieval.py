@@ -20,6 +20,7 @@ import anyio
 import numpy as np
 
 from cmi_inspect.errors import UserError, choose
+from cmi_inspect.extras import require
 from cmi_inspect.text import tokens
 
 T = TypeVar("T")
@@ -85,14 +86,17 @@ def _dot(a: Any, b: Any) -> float:
     return float(a.multiply(b).sum())
 
 
+HASHING = "The hashing embedder (-S embedder=hashing, CMI's under -T protocol=paper)"
+"""What a missing extra's one line names: scikit-learn hashes the character n-grams."""
+
+
 class HashingEmbedder(_CachingEmbedder):
     name = "hashing"
 
     def __init__(self) -> None:
         super().__init__()
-        from sklearn.feature_extraction.text import HashingVectorizer
-
-        self._vectorizer = HashingVectorizer(
+        text = require("fit", HASHING, "sklearn.feature_extraction.text")
+        self._vectorizer = text.HashingVectorizer(
             analyzer="char_wb",
             ngram_range=(3, 5),
             n_features=2**18,

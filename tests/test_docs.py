@@ -106,7 +106,7 @@ def test_the_readmes_two_commands_are_the_ones_ci_and_this_test_run():
     [tests] = [b for b in readme if "ci" in b.marks]
     assert tests.text in ci_lines()
     steps = [s.strip() for s in install_and_run.text.split(" && ")]
-    install = '.venv/bin/pip install -e ".[dev,mem0,langmem,graphiti]"'
+    install = '.venv/bin/pip install -e ".[all,dev]"'
     assert [s for s in steps if INSTALL.match(s)] == ["python3 -m venv .venv", install]
     assert all(s in ci_lines() for s in steps if INSTALL.match(s))
     assert any("cmi-inspect run" in s for s in steps) and any("cmi-inspect report" in s for s in steps)

@@ -1,9 +1,19 @@
-"""The one tokeniser and the two ways of reading content words with it."""
+"""The one tokeniser, the two ways of reading content words with it, and word overlap."""
 
 from __future__ import annotations
 
 import pytest
-from cmi_inspect.text import SCORING, XL_STEMS, content_words, five_letter_stem, fold_forms, tokens, word_count
+from cmi_inspect.text import (
+    ENGLISH_STOP_WORDS,
+    SCORING,
+    XL_STEMS,
+    content_words,
+    five_letter_stem,
+    fold_forms,
+    tokens,
+    word_count,
+    word_overlap,
+)
 
 
 def test_tokens_lower_case_and_keep_apostrophes_unless_split():
@@ -42,3 +52,14 @@ def test_scoring_words_fold_forms_and_numbers():
 def test_xl_stems_split_apostrophes_and_keep_short_words():
     assert content_words("Priya's two cats, likely", XL_STEMS) == ["priya", "s", "2", "cat"]
     assert content_words("Priya's two cats, likely", SCORING) == ["priya", "2", "cat", "likely"]
+
+
+def test_the_stop_words_are_scikit_learns_english_ones():
+    text = pytest.importorskip("sklearn.feature_extraction.text", reason="scikit-learn (the fit extra) compares")
+    assert ENGLISH_STOP_WORDS == text.ENGLISH_STOP_WORDS
+
+
+def test_word_overlap_flags_one_value_edits():
+    a = "Tomasz hiked up the Rysy peak with his sister Ola."
+    assert word_overlap(a, "Tomasz hiked up the Rysy peak with his neighbour Marek.") >= 0.5
+    assert word_overlap(a, "Ines keeps ferns on her shaded balcony.") == 0.0

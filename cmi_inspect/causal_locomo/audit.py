@@ -16,18 +16,16 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.feature_extraction.text import CountVectorizer
-from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import roc_auc_score
-from sklearn.model_selection import GroupKFold
 
 from cmi_inspect.causal_locomo.blinding import ANSWER_SUFFIX
 from cmi_inspect.causal_locomo.data import ExampleRecord, session_turns
 from cmi_inspect.causal_locomo.protocol import ProtocolName
 from cmi_inspect.causal_locomo.view import key_to_memory_id, memory_view
-from cmi_inspect.strategies.cmi.evidence import word_overlap
-from cmi_inspect.text import content_words, tokens
+from cmi_inspect.extras import require
+from cmi_inspect.text import content_words, tokens, word_overlap
 
+FEATURE = "cmi-inspect audit"
+"""What a missing extra's one line names: its classifier and AUCs are scikit-learn's."""
 COMPARISONS = {"harmful_vs_useful": "useful", "harmful_vs_irrelevant": "irrelevant"}
 CONTROLLED = (0.40, 0.60)
 FOLDS = 5
@@ -182,7 +180,7 @@ def history_match(items: Sequence[AuditItem]) -> np.ndarray:
 
 def _overlaps_in_bank(items: Sequence[AuditItem]) -> list[list[float]]:
     """Each memory's word overlap with every other memory of its bank
-    (``evidence.word_overlap``, the conflict relation's: a share of the shorter one's words)."""
+    (``text.word_overlap``, the conflict relation's: a share of the shorter one's words)."""
     out: list[list[float]] = [[] for _ in items]
     for indices in _banks(items).values():
         for i in indices:
@@ -225,6 +223,11 @@ def bow_classifier_scores(items: Sequence[AuditItem], min_df: float | int = 1) -
     Folds are grouped by bank, and banks that share a memory text are kept together, so
     no memory text is both trained and tested on. Fold assignment is deterministic.
     """
+    require("fit", FEATURE, "sklearn")
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GroupKFold
+
     labels = np.array([i.label == "harmful" for i in items])
     groups = _shared_text_groups(items)
     out = np.full(len(items), 0.5)
@@ -268,7 +271,8 @@ def _auc(labels: Sequence[str], scores: np.ndarray, other: str) -> float | None:
     positive = np.array([label == "harmful" for label in labels])[mask]
     if positive.all() or not positive.any():
         return None
-    return float(roc_auc_score(positive, scores[mask]))
+    metrics = require("fit", FEATURE, "sklearn.metrics")
+    return float(metrics.roc_auc_score(positive, scores[mask]))
 
 
 def audit(items: Sequence[AuditItem]) -> dict[str, dict[str, dict[str, float | None]]]:

@@ -48,8 +48,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from cmi_inspect.cli import _pairs
-from cmi_inspect.errors import UserError
+from cmi_inspect.errors import UserError, name_value_pairs
 from cmi_inspect.local_model.config import EngineConfig
 from cmi_inspect.local_model.engine import (
     Engine,
@@ -313,7 +312,7 @@ def main(argv: list[str]) -> int:
     )
     args = parser.parse_args(argv)
     try:
-        settings: dict[str, Any] = _pairs("-M", args.model_args)
+        settings: dict[str, Any] = name_value_pairs("-M", args.model_args)
         config = EngineConfig.from_model_args(args.model, **settings)
         engine = engine_for(config)
     except UserError as ex:

@@ -8,6 +8,7 @@ from functools import cache
 from pathlib import Path
 
 from cmi_inspect.errors import UserError
+from cmi_inspect.extras import require
 
 GGUF_MAGIC = b"GGUF"
 """The first four bytes of every GGUF file."""
@@ -20,7 +21,8 @@ def resolve_gguf(model_name: str) -> Path:
     """Path of a bundled model by short name, or of a GGUF file by path."""
     if model_name in BUNDLED_MODELS:
         package, filename = BUNDLED_MODELS[model_name]
-        return Path(str(importlib.resources.files(package).joinpath(filename)))
+        files = importlib.resources.files(require("local", f"--model gguf/{model_name}", package))
+        return Path(str(files.joinpath(filename)))
     path = Path(model_name).expanduser()
     if path.suffix != ".gguf" or not path.is_file():
         raise UserError(

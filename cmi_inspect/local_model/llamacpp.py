@@ -1,12 +1,13 @@
-"""The one adapter over llama-cpp-python: every use of its internals lives here.
+"""The one adapter over llama-cpp-python: the engine and the benchmarks speak to llama.cpp
+only through it.
 
-The engine and the benchmarks speak to llama.cpp only through ``LlamaCpp``: tokens of a
-chat prompt, a greedy completion that may start from tokens already in the context, the
-KV state saved and restored, the last token's logits, the log-probabilities of forced
-tokens (``Completion`` stops a completion); and through ``sequences.Sequences``, the
-module beside this one, a second context holding several sequences decoded together.
-``model_params`` loads a model
-with or without llama.cpp's extra weight-buffer types (AMX, repacking; see ``probe``).
+``LlamaCpp`` gives tokens of a chat prompt, a greedy completion that may start from tokens
+already in the context, the KV state saved and restored, the last token's logits, the
+log-probabilities of forced tokens (``Completion`` stops a completion); ``sequences``
+beside it, ``Sequences``, a second context holding several sequences decoded together. The
+names llama-cpp-python does not document are reached through ``llama_private`` alone
+(``model_params`` there loads a model with or without llama.cpp's extra weight-buffer types,
+AMX and repacking; see ``probe``).
 """
 
 from __future__ import annotations
@@ -14,8 +15,7 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,41 +23,14 @@ from typing import Any
 import numpy as np
 
 from cmi_inspect.errors import UserError
-
-_PARAMS_LOCK = threading.Lock()
-
-
-@contextmanager
-def model_params(extra_bufts: bool) -> Iterator[None]:
-    """Models loaded inside this block use llama.cpp's extra buffer types or not.
-
-    llama-cpp-python has no argument for ``use_extra_bufts``: it reads llama.cpp's default
-    model parameters, so the block swaps that one function (under a lock, so a model
-    loaded concurrently in another thread cannot see the swap).
-    """
-    import llama_cpp.llama_cpp as lib
-
-    with _PARAMS_LOCK:
-        default = lib.llama_model_default_params
-
-        def chosen() -> Any:
-            params = default()
-            params.use_extra_bufts = extra_bufts
-            return params
-
-        lib.llama_model_default_params = chosen
-        try:
-            yield
-        finally:
-            lib.llama_model_default_params = default
+from cmi_inspect.local_model import llama_private
 
 
 def build_identity() -> dict[str, str]:
     """What identifies the installed llama.cpp build: version, CPU features, library file."""
     import llama_cpp
-    import llama_cpp.llama_cpp as lib
 
-    library = Path(getattr(lib._lib, "_name", "") or "")
+    library = llama_private.library_file()
     stat = library.stat() if library.is_file() else None
     return {
         "version": llama_cpp.__version__,
@@ -73,7 +46,7 @@ class LlamaCpp:
         from llama_cpp import Llama
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-        with model_params(extra_bufts):
+        with llama_private.model_params(extra_bufts):
             self.llm = Llama(
                 model_path=str(path),
                 n_ctx=n_ctx,
@@ -111,7 +84,7 @@ class LlamaCpp:
     def stops(self, stop: list[str] | None) -> list[str]:
         """The stop strings ``create_chat_completion`` uses: the caller's, then the text of
         the end-of-turn token (as its own chat handler spells it)."""
-        return [*(stop or []), self.llm._model.token_get_text(self.llm.token_eos())]
+        return [*(stop or []), llama_private.token_text(self.llm, self.llm.token_eos())]
 
     def completion(
         self,
@@ -129,9 +102,7 @@ class LlamaCpp:
 
     def is_end(self, token: int) -> bool:
         """Whether the token ends generation (an end-of-generation token of the vocabulary)."""
-        import llama_cpp
-
-        return bool(llama_cpp.llama_vocab_is_eog(self.llm._model.vocab, token))
+        return llama_private.is_end_of_generation(self.llm, token)
 
     def tokenize(self, text: str) -> list[int]:
         return self.llm.tokenize(text.encode(), add_bos=False)
@@ -201,7 +172,7 @@ class LlamaCpp:
         ``start`` tokens in llama-cpp-python's own batches."""
         self.keep(tokens, start)
         self.llm.eval(tokens[start:])
-        logits = self.llm._ctx.get_logits()
+        logits = llama_private.logits_buffer(self.llm)
         return np.ctypeslib.as_array(logits, shape=(self.llm.n_vocab(),)).copy()
 
     def decode(self, tokens: Sequence[int], start: int) -> None:
@@ -217,13 +188,12 @@ class LlamaCpp:
         import llama_cpp
 
         self.keep(tokens, start)
-        self.llm._ctx.kv_cache_seq_rm(-1, start, -1)
+        llama_private.forget_after(self.llm, start)
         n_vocab = self.llm.n_vocab()
         logprobs: list[float] = []
         for first in range(start, len(tokens) - 1, self.block):
             batch = list(tokens[first : min(first + self.block, len(tokens) - 1)])
-            self.llm._batch.set_batch(batch=batch, n_past=first, logits_all=True)
-            self.llm._ctx.decode(self.llm._batch)
+            llama_private.decode_all_logits(self.llm, batch, first)
             self.llm.input_ids[first : first + len(batch)] = batch
             self.llm.n_tokens = first + len(batch)
             rows = np.ctypeslib.as_array(

@@ -17,6 +17,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from cmi_inspect.extras import require
 from cmi_inspect.local_model.config import EngineConfig
 from cmi_inspect.local_model.engine import Engine, engine_for
 from cmi_inspect.local_model.files import gguf_identity
@@ -74,6 +75,7 @@ class GGUFModel(ModelAPI):
         config: GenerateConfig = _NO_CONFIG,
         **model_args: Any,
     ) -> None:
+        require("local", f"--model gguf/{model_name}", "llama_cpp")
         self.engine_config = EngineConfig.from_model_args(model_name, **model_args)
         # Inspect keys its model-call cache on the base URL: make it the file's identity
         # (and the engine configuration, where it differs from the default), so a different

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from cmi_inspect.local_model import llama_private
 from cmi_inspect.local_model.llamacpp import LlamaCpp
 
 BATCH_INVARIANT_KV = 256
@@ -64,10 +65,8 @@ def _eval_callback(observe: Callable[[Activation], None]) -> Any:
     """llama.cpp's ``cb_eval``: asks for every operation's result, hands each F32 or F16 one
     to ``observe`` (the CPU backend's tensors are in memory, read through their strides)."""
     import llama_cpp
-    import llama_cpp._ggml as ggml
 
-    describe = ggml.libggml.ggml_op_desc
-    describe.argtypes, describe.restype = [ctypes.c_void_p], ctypes.c_char_p
+    describe = llama_private.op_description()
 
     def seen(address: int, ask: bool, _: Any) -> bool:
         if ask:
@@ -112,7 +111,6 @@ class Sequences:
         observe: Callable[[Activation], None] | None = None,
     ) -> None:
         import llama_cpp
-        from llama_cpp._internals import LlamaContext
 
         base = llm.llm.context_params
         params = llama_cpp.llama_context_default_params()
@@ -126,7 +124,7 @@ class Sequences:
         self._observer = _eval_callback(observe) if observe is not None else None
         if self._observer is not None:
             params.cb_eval = self._observer  # kept alive with the context
-        self.ctx = LlamaContext(model=llm.llm._model, params=params, verbose=False)
+        self.ctx = llama_private.second_context(llm.llm, params)
         self.batch = llama_cpp.llama_batch_init(max(llm.block, n), 0, 1)
         self.block = llm.block
         self.n = n

@@ -17,7 +17,7 @@ import sys
 
 from cmi_inspect.errors import UserError
 from cmi_inspect.local_model.files import resolve_gguf
-from cmi_inspect.local_model.llamacpp import model_params
+from cmi_inspect.local_model.llama_private import model_params
 from cmi_inspect.local_model.probe import choose_extra_bufts
 from cmi_inspect.local_model.served import API_KEY_ENV, follow_parent
 

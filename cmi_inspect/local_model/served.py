@@ -36,8 +36,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-import cmi_inspect
-
 ALIAS = "local"
 """The model name the server answers to."""
 READY_TIMEOUT_S = 180
@@ -152,7 +150,7 @@ def launch(module_args: list[str], alias: str) -> Server:
         "--host", "127.0.0.1", "--port", str(port),
     ]  # fmt: skip
     # the child imports this same cmi_inspect, not whichever one the environment installs
-    here = str(Path(cmi_inspect.__file__).resolve().parent.parent)
+    here = str(Path(__file__).resolve().parents[2])
     path_env = os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))
     env = {**os.environ, "PYTHONPATH": path_env, API_KEY_ENV: served.api_key}
     env[PARENT_ENV] = str(os.getpid())

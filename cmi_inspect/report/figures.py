@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from cmi_inspect.causal_locomo import reference
+from cmi_inspect.extras import require
 from cmi_inspect.report.runs import Run
 from cmi_inspect.report.tables import paper_row, utility_by_label
 
@@ -19,8 +20,7 @@ def run_label(r: Run) -> str:
 
 def _pyplot() -> Any:
     """matplotlib's pyplot on a file-only backend (no display needed)."""
-    import matplotlib
-
+    matplotlib = require("report", "The report's figures (cmi-inspect report --out)", "matplotlib")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

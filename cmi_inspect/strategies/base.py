@@ -198,11 +198,10 @@ class SealedState:
 
 def _seal(sealed: SealedState) -> None:
     """Inside the strategy's context: ``sample_state()`` the tripwire, ``store()`` empty."""
-    from inspect_ai.solver._task_state import _sample_state
-    from inspect_ai.util._store import init_subtask_store
+    from cmi_inspect.inspect_private import set_sample_state, set_sample_store
 
-    _sample_state.set(cast(TaskState, sealed))
-    init_subtask_store(Store())
+    set_sample_state(cast(TaskState, sealed))
+    set_sample_store(Store())
 
 
 async def sealed_select(strategy: MemoryStrategy, task: MemoryTask, epoch: int) -> Selection:

@@ -14,6 +14,7 @@ from inspect_ai.model import Model
 from pydantic import BaseModel
 
 from cmi_inspect.errors import UserError
+from cmi_inspect.inspect_private import is_openai_compatible
 
 
 @dataclass(frozen=True)
@@ -59,11 +60,8 @@ def endpoint_for(model: Model, n_ctx: int, chat_format: str | None = None, *, wh
     if isinstance(api, GGUFModel):
         served = api.served(n_ctx, chat_format)
         return Endpoint(served.url, served.api_key, served.model, served=True)
-    # Inspect's openai-api provider (and those built on it); its class has no public name
-    from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
-
     url = api.base_url
-    if isinstance(api, OpenAICompatibleAPI) and url and url.startswith(("http://", "https://")):
+    if is_openai_compatible(api) and url and url.startswith(("http://", "https://")):
         return Endpoint(url, api.api_key or "none", api.service_model_name())
     raise UserError(
         f"{why} calls the response model through an OpenAI-compatible endpoint: use "

@@ -34,16 +34,17 @@ from typing import Any
 import anyio
 from pydantic import BaseModel, Field
 
-from cmi_inspect import MemoryStrategy, MemoryTask, Pick, Selection, memory_prompt
-from cmi_inspect.causal_locomo.prompts import memory_line
+from cmi_inspect.causal_locomo.prompts import memory_line, memory_prompt
 from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.dates.explicit import session_date
 from cmi_inspect.errors import UserError, positive_int
+from cmi_inspect.extras import require
 from cmi_inspect.retrieval import bounded
-from cmi_inspect.strategies.base import MemoryNames
+from cmi_inspect.strategies.base import MemoryNames, MemoryStrategy, MemoryTask, Pick, Selection
 from cmi_inspect.strategies.endpoint import Endpoint, LibraryRun, endpoint_for, unreachable
 
-INSTALL = "pip install 'cmi-inspect[graphiti]'"
+FEATURE = "-S strategy=graphiti"
+"""What a missing extra's one line names."""
 SERVED_N_CTX = 16384
 """The served window: Graphiti's prompts carry earlier episodes and the schemas."""
 MAX_TOKENS = 512
@@ -83,14 +84,10 @@ class GraphitiDetails(LibraryRun):
 def import_graphiti() -> Any:
     """Graphiti's ``Graphiti`` class, imported with its telemetry off."""
     os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
-    try:
-        import kuzu  # noqa: F401  (Graphiti imports it only when a Kuzu driver is made)
-        from graphiti_core import Graphiti
-        from graphiti_core.telemetry import is_telemetry_enabled
-    except ImportError as ex:
-        raise UserError(
-            f"Strategy 'graphiti' needs the graphiti extra ({ex.name} is not installed): {INSTALL}"
-        ) from None
+    require("graphiti", FEATURE, "kuzu")  # Graphiti imports it only when a Kuzu driver is made
+    Graphiti = require("graphiti", FEATURE, "graphiti_core").Graphiti
+    from graphiti_core.telemetry import is_telemetry_enabled
+
     if is_telemetry_enabled():
         raise UserError("Graphiti's telemetry is on: set GRAPHITI_TELEMETRY_ENABLED=false.")
     return Graphiti

@@ -31,15 +31,16 @@ from typing import Any
 import anyio
 from pydantic import BaseModel, Field
 
-from cmi_inspect import MemoryStrategy, MemoryTask, Pick, Selection, memory_prompt
-from cmi_inspect.causal_locomo.prompts import memory_line
+from cmi_inspect.causal_locomo.prompts import memory_line, memory_prompt
 from cmi_inspect.causal_locomo.view import Memory
-from cmi_inspect.errors import UserError, flag, positive_int
+from cmi_inspect.errors import flag, positive_int
+from cmi_inspect.extras import require
 from cmi_inspect.retrieval import bounded
-from cmi_inspect.strategies.base import MemoryNames
+from cmi_inspect.strategies.base import MemoryNames, MemoryStrategy, MemoryTask, Pick, Selection
 from cmi_inspect.strategies.endpoint import Endpoint, LibraryRun, endpoint_for, unreachable
 
-INSTALL = "pip install 'cmi-inspect[langmem]'"
+FEATURE = "-S strategy=langmem"
+"""What a missing extra's one line names."""
 E5_DIMS = 384
 NAMESPACE = ("cmi", "memories")
 FUNCTION_CALLING = "chatml-function-calling"
@@ -85,15 +86,9 @@ def import_langmem() -> Any:
     """LangMem's module, imported with LangSmith tracing off."""
     for name in ("LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2", "LANGCHAIN_TRACING"):
         os.environ[name] = "false"
-    try:
-        import langchain_openai  # noqa: F401  (the LLM client, imported when one is made)
-        import langgraph.store.memory  # noqa: F401
-        import langmem
-    except ImportError as ex:
-        raise UserError(
-            f"Strategy 'langmem' needs the langmem extra ({ex.name} is not installed): {INSTALL}"
-        ) from None
-    return langmem
+    require("langmem", FEATURE, "langchain_openai")  # the LLM client, imported when one is made
+    require("langmem", FEATURE, "langgraph.store.memory")
+    return require("langmem", FEATURE, "langmem")
 
 
 def e5_embeddings(model: Any, lock: threading.Lock) -> Any:

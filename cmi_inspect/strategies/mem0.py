@@ -34,12 +34,14 @@ from pydantic import BaseModel, Field
 from cmi_inspect.causal_locomo.prompts import memory_line, memory_prompt
 from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.errors import UserError, flag, positive_int
+from cmi_inspect.extras import require
 from cmi_inspect.paths import cache_dir
 from cmi_inspect.retrieval import bounded
 from cmi_inspect.strategies.base import MemoryNames, MemoryStrategy, MemoryTask, Pick, Selection
 from cmi_inspect.strategies.endpoint import Endpoint, LibraryRun, endpoint_for, unreachable
 
-INSTALL = "pip install 'cmi-inspect[mem0]'"
+FEATURE = "-S strategy=mem0"
+"""What a missing extra's one line names."""
 E5_DIMS = 384
 """multilingual-e5-small's vector size."""
 SCOPE = "cmi"
@@ -88,14 +90,10 @@ def import_mem0() -> Any:
     """mem0's ``Memory`` class, imported with telemetry off and its files in our cache."""
     os.environ["MEM0_TELEMETRY"] = "False"
     os.environ.setdefault("MEM0_DIR", str(cache_dir() / "mem0"))
-    try:
-        import qdrant_client  # noqa: F401  (mem0 imports it only when a store is made)
-        from mem0 import Memory as Mem0
-        from mem0.memory import main, telemetry
-    except ImportError as ex:
-        raise UserError(
-            f"Strategy 'mem0' needs the mem0 extra ({ex.name} is not installed): {INSTALL}"
-        ) from None
+    require("mem0", FEATURE, "qdrant_client")  # mem0 imports it only when a store is made
+    Mem0 = require("mem0", FEATURE, "mem0").Memory
+    from mem0.memory import main, telemetry
+
     if telemetry.MEM0_TELEMETRY or main.MEM0_TELEMETRY:
         raise UserError("mem0 was imported with its telemetry on: set MEM0_TELEMETRY=False.")
     logging.getLogger("mem0.vector_stores.qdrant").addFilter(_once_per_process)

@@ -1,24 +1,14 @@
-"""The llama-cpp-python adapter: the model parameters a load sees, where a completion stops."""
+"""The llama-cpp-python adapter: the build's identity, where a completion stops, batched decoding."""
 
 from __future__ import annotations
 
 import threading
 
-import llama_cpp.llama_cpp as lib
 import numpy as np
 import pytest
 from cmi_inspect.local_model import resolve_gguf
-from cmi_inspect.local_model.llamacpp import Completion, LlamaCpp, build_identity, model_params
+from cmi_inspect.local_model.llamacpp import Completion, LlamaCpp, build_identity
 from cmi_inspect.local_model.sequences import BATCH_INVARIANT_KV, Activation, Sequences
-
-
-@pytest.mark.parametrize("extra_bufts", [True, False])
-def test_a_load_inside_the_block_sees_the_chosen_buffers_and_the_default_comes_back(extra_bufts):
-    default = lib.llama_model_default_params
-    with model_params(extra_bufts):
-        assert lib.llama_model_default_params().use_extra_bufts is extra_bufts
-    assert lib.llama_model_default_params is default
-    assert lib.llama_model_default_params().use_extra_bufts is True
 
 
 def test_the_build_identity_names_the_version_features_and_library_file():

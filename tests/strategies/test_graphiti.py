@@ -153,10 +153,7 @@ def test_a_missing_graphiti_is_one_line_naming_the_install_command(monkeypatch, 
     monkeypatch.setitem(sys.modules, "graphiti_core", None)  # import graphiti_core now raises
     with pytest.raises(UserError) as raised:
         memory_strategy(strategy="graphiti")
-    expected = (
-        "Strategy 'graphiti' needs the graphiti extra (graphiti_core is not installed): "
-        "pip install 'cmi-inspect[graphiti]'"
-    )
+    expected = "-S strategy=graphiti needs the graphiti extra: pip install 'cmi-inspect[graphiti]'"
     assert str(raised.value) == expected
 
 

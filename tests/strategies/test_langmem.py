@@ -114,6 +114,7 @@ async def test_memories_written_by_langmem_map_back_to_the_memories_they_came_fr
     assert [b.get("tool_choice") for b in asked] == [None, "required", "required", "required"]
 
 
+@needs_langmem  # LangChain's OpenAI client
 def test_the_served_model_is_asked_for_tool_choice_auto():
     """llama.cpp's function-calling server calls tools only under "auto" or a named tool."""
     served = chat_model(Endpoint("http://127.0.0.1:1/v1", "k", "local", served=True), 64)
@@ -165,9 +166,7 @@ def test_a_missing_langmem_is_one_line_naming_the_install_command(monkeypatch, b
     monkeypatch.setitem(sys.modules, "langmem", None)  # import langmem now raises ImportError
     with pytest.raises(UserError) as raised:
         memory_strategy(strategy="langmem", infer=False)
-    expected = (
-        "Strategy 'langmem' needs the langmem extra (langmem is not installed): pip install 'cmi-inspect[langmem]'"
-    )
+    expected = "-S strategy=langmem needs the langmem extra: pip install 'cmi-inspect[langmem]'"
     assert str(raised.value) == expected
 
 

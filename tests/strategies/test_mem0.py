@@ -95,7 +95,7 @@ def test_a_missing_mem0_is_one_line_naming_the_install_command(monkeypatch, by_e
     monkeypatch.setitem(sys.modules, "mem0", None)  # import mem0 now raises ImportError
     with pytest.raises(UserError) as raised:
         memory_strategy(strategy="mem0", infer=False)
-    expected = "Strategy 'mem0' needs the mem0 extra (mem0 is not installed): pip install 'cmi-inspect[mem0]'"
+    expected = "-S strategy=mem0 needs the mem0 extra: pip install 'cmi-inspect[mem0]'"
     assert str(raised.value) == expected
     printed = io.StringIO()  # as inspect eval prints it: through Rich, whose markup "[mem0]" is not
     Console(file=printed, width=200).print(raised.value.message)

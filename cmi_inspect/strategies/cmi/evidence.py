@@ -78,15 +78,6 @@ SESSION_DATE_WEIGHT = 0.5
 _BM25_K1, _BM25_B = 1.2, 0.75
 
 
-def word_overlap(a: str, b: str) -> float:
-    """Share of the shorter text's content words that the other has too: high for a
-    one-value edit ("... with his sister Ola" / "... with his neighbour Marek")."""
-    words_a, words_b = set(content_words(a)), set(content_words(b))
-    if not words_a or not words_b:
-        return 0.0
-    return len(words_a & words_b) / min(len(words_a), len(words_b))
-
-
 @dataclass
 class Window:
     """Consecutive turns of one session, as evidence."""

@@ -25,6 +25,7 @@ from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata, conversation
 from cmi_inspect.causal_locomo.measures import selection_metrics
 from cmi_inspect.causal_locomo.view import key_to_memory_id, memory_view
 from cmi_inspect.errors import UserError
+from cmi_inspect.extras import require
 from cmi_inspect.retrieval import Embedder, make_embedder
 from cmi_inspect.strategies.cmi.diagnostics import CMIDiagnostics, logged_diagnostics
 from cmi_inspect.strategies.cmi.features import (
@@ -201,13 +202,12 @@ def fit(
 ) -> SelectorFile:
     """A logistic regression on standardised features, with threshold 0 until one is chosen
     (``response_model``: the model whose answers the rows' causal features came from)."""
-    from sklearn.linear_model import LogisticRegression
-
+    linear = require("fit", "cmi-inspect fit-selector", "sklearn.linear_model")
     x, y = matrix(samples, names)
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
     scale[scale == 0] = 1.0
-    model = LogisticRegression(C=c, max_iter=5000).fit((x - mean) / scale, y)
+    model = linear.LogisticRegression(C=c, max_iter=5000).fit((x - mean) / scale, y)
     causal = any(FEATURES[n].causal for n in names)
     return SelectorFile(
         name="learned" if causal else "learned_non_causal",

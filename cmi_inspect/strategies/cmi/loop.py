@@ -147,7 +147,7 @@ class CMI(MemoryStrategy):
             versions of one claim, for the evidence risk filter (a poison is most often a
             close paraphrase of the memory it distorts); above 1, no pair does.
         conflict_overlap: Or the share of the shorter memory's content words that the
-            other has too (``evidence.word_overlap``), from which they count as versions
+            other has too (``text.word_overlap``), from which they count as versions
             of one claim whatever the embedder's scale (not reflection's
             ``CONFLICT_WORDING_JACCARD``, a Jaccard of wordings without their dates and
             numbers).

@@ -15,7 +15,7 @@ from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.errors import choose
 from cmi_inspect.retrieval import Embedder
 from cmi_inspect.strategies.cmi.diagnostics import Candidate
-from cmi_inspect.strategies.cmi.evidence import word_overlap
+from cmi_inspect.text import word_overlap
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class Conflicts:
     """Embedding cosine at or above which they do."""
     overlap: float
     """Share of the shorter memory's content words the other has too
-    (``evidence.word_overlap``), at or above which they do."""
+    (``text.word_overlap``), at or above which they do."""
 
 
 Verdict = Callable[[Candidate, Memory, Mapping[str, Candidate]], "str | None"]

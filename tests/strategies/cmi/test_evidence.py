@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from cmi_inspect.causal_locomo.data import load_records
-from cmi_inspect.strategies.cmi.evidence import BlindEvidence, windows_of, word_overlap
+from cmi_inspect.strategies.cmi.evidence import BlindEvidence, windows_of
 
 from conftest import LABEL_FREE, REPO, memory_task_for
 
@@ -62,12 +62,6 @@ def test_evidence_reads_only_the_request_and_the_sessions(records):
     bare = BlindEvidence(task.request, task.sessions)
     assert [w.ref for w in BlindEvidence.from_task(task).log()] == [w.ref for w in bare.log()]
     assert all(w.dates for w in bare.log())
-
-
-def test_word_overlap_flags_one_value_edits():
-    a = "Tomasz hiked up the Rysy peak with his sister Ola."
-    assert word_overlap(a, "Tomasz hiked up the Rysy peak with his neighbour Marek.") >= 0.5
-    assert word_overlap(a, "Ines keeps ferns on her shaded balcony.") == 0.0
 
 
 @pytest.mark.slow  # the whole release scored in subprocesses

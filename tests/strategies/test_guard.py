@@ -12,10 +12,10 @@ from cmi_inspect.causal_locomo.dataset import sample_view
 from cmi_inspect.causal_locomo.selection import MemorySelection
 from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.errors import UserError
-from cmi_inspect.guard import CMI_CONFLICTS, MemoryGuard, Session
 from cmi_inspect.report.runs import strategy_calls
 from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Selection
 from cmi_inspect.strategies.cmi.diagnostics import logged_diagnostics
+from cmi_inspect.strategies.guard import CMI_CONFLICTS, MemoryGuard, Session
 from cmi_inspect.strategies.solvers import memory_strategy, strategy_solver_for, vector_memory
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log

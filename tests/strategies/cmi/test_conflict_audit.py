@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cmi_inspect.causal_locomo.audit import AuditItem
-from cmi_inspect.causal_locomo.conflict_audit import conflict_shares, conflict_table, pair_name
+from cmi_inspect.strategies.cmi.conflict_audit import conflict_shares, conflict_table, pair_name
 
 
 def test_pairs_are_named_in_label_order():

@@ -1,0 +1,176 @@
+"""MemoryGuard: the label-free poison filter of ``-S ablation=non_causal``, for any memory system.
+
+Given the request, the memories some system retrieved for it and the conversation history,
+it keeps every memory except one that is another version of the claim of a candidate the
+history supports better: two memories conflict when their e5 cosine or their share of
+content words says they state the same thing (``risk.find_conflicts``), and the history's
+support of a text is ``evidence.BlindEvidence``'s (``risk.evidence_risk``), exactly as CMI's
+evidence filter decides. It reads no label and calls no model; ``check`` is a plain call,
+``check_async`` the same inside an event loop. In the benchmark, ``-S guard=evidence`` puts
+it in front of any strategy's picks (``GUARDS``; ``strategies.base.strategy_solver``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from cmi_inspect.causal_locomo.data import PastSession, Turn, session_text
+from cmi_inspect.causal_locomo.view import Memory
+from cmi_inspect.errors import choose
+from cmi_inspect.retrieval import Embedder, make_embedder
+from cmi_inspect.strategies.base import MemoryTask, Pick, PickGuard
+from cmi_inspect.strategies.cmi.diagnostics import Candidate
+from cmi_inspect.strategies.cmi.evidence import BlindEvidence
+from cmi_inspect.strategies.cmi.risk import Conflicts, evidence_risk, find_conflicts
+from cmi_inspect.strategies.cmi.rules import CMIConfig
+
+CMI_CONFLICTS = CMIConfig().conflicts
+"""CMI's conflict thresholds (cosine 0.88, word overlap 0.5), chosen on XL v1 and the release:
+with them the guard decides exactly as non_causal CMI's evidence filter."""
+DEFAULT_CONFLICTS = Conflicts(similarity=0.84, overlap=0.5)
+"""The guard's own, chosen on XL v2's dev split over vector memory's picks by
+``benchmarks/choose_guard.py``'s rule (the lowest poison adoption among settings that lose at
+most 0.03 useful F1). On XL's banks, whose memories share one conversation's people and
+dates, e5 puts nearly every two memories at a cosine of 0.84 or more, so the guard then
+keeps the best-supported of the picks and those it ties with."""
+
+
+@dataclass(frozen=True)
+class Session:
+    """One past session as an agent keeps it: when it was, and who said what."""
+
+    date: str | None
+    """As written ("10:00 am on 1 June, 2022"); relative dates in the turns resolve against it."""
+    turns: Sequence[tuple[str, str]]
+    """(speaker, text), in order."""
+
+    def past_session(self, number: int) -> PastSession:
+        """As the benchmark's data writes it (``data.session_text``), turns ``D{number}:1``..."""
+        turns = [Turn(f"D{number}:{i + 1}", who, text) for i, (who, text) in enumerate(self.turns)]
+        content = session_text(self.date or "", turns)
+        return PastSession(
+            session_id=f"s{number}", timestamp=number, content=content, date_time=self.date
+        )
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the guard decided for one memory, and why."""
+
+    key: str
+    kept: bool
+    support: float
+    """The history's support of the memory's text, in [0, 1]."""
+    conflicts: dict[str, float]
+    """The other memories that state another version of its claim, with their cosine."""
+    reason: str | None
+    """Why it was dropped (None: kept)."""
+
+
+@dataclass(frozen=True)
+class _History:
+    """The request and the past sessions, as the evidence reads them (``BlindTask``)."""
+
+    request: str
+    sessions: Sequence[PastSession]
+
+
+class MemoryGuard:
+    """Drops retrieved memories that conflict with a better-supported one; needs no model.
+
+    Args:
+        embedder: ``e5`` (the default, run locally) or ``hashing`` (no model files).
+        conflicts: When two memories count as versions of one claim (``DEFAULT_CONFLICTS``,
+            chosen on development data; ``CMI_CONFLICTS`` decides as CMI's filter does).
+    """
+
+    def __init__(self, embedder: str = "e5", conflicts: Conflicts = DEFAULT_CONFLICTS) -> None:
+        self._embedder: Embedder = make_embedder(embedder)
+        self.conflicts = conflicts
+
+    def check(
+        self,
+        request: str,
+        memories: Sequence[str] | dict[str, str],
+        sessions: Sequence[Session | PastSession],
+    ) -> list[Verdict]:
+        """One verdict per memory, in the order given (see ``check_async``); works with or
+        without an event loop running in the calling thread."""
+        job = self.check_async(request, memories, sessions)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(job)
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:  # not the caller's loop
+            return pool.submit(asyncio.run, job).result()
+
+    async def check_async(
+        self,
+        request: str,
+        memories: Sequence[str] | dict[str, str],
+        sessions: Sequence[Session | PastSession],
+    ) -> list[Verdict]:
+        """One verdict per memory.
+
+        Args:
+            request: What the user asks now.
+            memories: The retrieved memories' texts, by key (a list is keyed ``m1``, ``m2``, ...).
+            sessions: The past sessions, oldest first: each a ``Session`` (or the benchmark's
+                ``PastSession``).
+        """
+        by_key = dict(memories) if isinstance(memories, dict) else _keyed(memories)
+        bank = {k: Memory(key=k, content=text, timestamp=0) for k, text in by_key.items()}
+        history = _History(request, [_session(s, i) for i, s in enumerate(sessions)])
+        evidence = BlindEvidence.from_task(history, list(by_key.values()))
+        candidates = [
+            Candidate(key=k, rank=i + 1, proposal_score=0.0, memory_support=evidence.support(t))
+            for i, (k, t) in enumerate(by_key.items())
+        ]
+        await find_conflicts(candidates, bank, self._embedder, self.conflicts)
+        found = {c.key: c for c in candidates}
+        verdicts = []
+        for c in candidates:
+            reason = evidence_risk(c, found)
+            support = c.memory_support.score if c.memory_support is not None else 0.0
+            verdicts.append(Verdict(c.key, reason is None, support, dict(c.conflicts), reason))
+        return verdicts
+
+
+def _keyed(texts: Sequence[str]) -> dict[str, str]:
+    return {f"m{i + 1}": text for i, text in enumerate(texts)}
+
+
+def _session(session: Session | PastSession, index: int) -> PastSession:
+    return session.past_session(index + 1) if isinstance(session, Session) else session
+
+
+class EvidenceGuard:
+    """``-S guard=evidence``: a ``MemoryGuard`` over a strategy's picks, with the sample's
+    request and past sessions; one pick or none has nothing to conflict with."""
+
+    name = "evidence"
+
+    def __init__(self, guard: MemoryGuard | None = None) -> None:
+        self.guard = guard or MemoryGuard()
+
+    async def drops(self, task: MemoryTask, picks: Sequence[Pick]) -> dict[str, str]:
+        if len(picks) < 2:
+            return {}
+        texts = {m.key: m.content for m in task.memories}
+        picked = {p.key: texts[p.key] for p in picks}
+        verdicts = await self.guard.check_async(task.request, picked, task.sessions)
+        return {v.key: v.reason for v in verdicts if v.reason is not None}
+
+
+GUARDS: dict[str, Callable[[], PickGuard]] = {EvidenceGuard.name: EvidenceGuard}
+"""Each guard ``-S guard=NAME`` puts in front of a strategy, by name."""
+NO_GUARD = "none"
+
+
+def make_guard(name: object) -> PickGuard | None:
+    """The guard ``-S guard=name`` asks for (None for ``none``); one line for another name."""
+    chosen = choose("guard", name, [NO_GUARD, *GUARDS])
+    return None if chosen == NO_GUARD else GUARDS[chosen]()

@@ -1,0 +1,44 @@
+"""The smoke test of Inspect's unexported names: each adapter function still does what it
+is for. An upgrade of Inspect that moves one fails here, naming it. (This module imports
+Inspect's private modules itself, to check them.)"""
+
+from __future__ import annotations
+
+import contextvars
+
+from cmi_inspect import inspect_private
+from cmi_inspect.errors import UserError
+from inspect_ai.model import get_model
+from inspect_ai.util import Store, store
+
+
+def test_user_error_is_inspects_prerequisite_error_which_inspect_eval_prints_as_one_line(monkeypatch):
+    import inspect_ai._util.error as inspect_error
+
+    assert inspect_private.PrerequisiteError is inspect_error.PrerequisiteError
+    printed: list[object] = []  # the hook prints through Rich's console, which an eval may have replaced
+    monkeypatch.setattr(inspect_error, "print", printed.append)
+    error = UserError("-S k must be an integer of at least 1, got 'x'.")
+    inspect_error.exception_hook()(UserError, error, None)  # type: ignore[arg-type]
+    assert printed == ["\n-S k must be an integer of at least 1, got 'x'.\n"]
+
+
+def test_the_sample_state_and_store_are_set_in_the_context_alone():
+    from inspect_ai.solver._task_state import sample_state
+
+    state, mine = object(), Store()
+    mine.set("seen", True)
+
+    def inside() -> tuple[object, Store]:
+        inspect_private.set_sample_state(state)  # type: ignore[arg-type]
+        inspect_private.set_sample_store(mine)
+        return sample_state(), store()
+
+    assert contextvars.copy_context().run(inside) == (state, mine)
+    assert sample_state() is not state and store() is not mine
+
+
+def test_inspects_openai_api_provider_is_told_apart_from_others():
+    api = get_model("openai-api/scripted/m", base_url="http://127.0.0.1:9/v1", api_key="k", memoize=False).api
+    assert inspect_private.is_openai_compatible(api)
+    assert not inspect_private.is_openai_compatible(get_model("mockllm/model", memoize=False).api)

@@ -241,7 +241,7 @@ def _run(args: argparse.Namespace) -> int:
         max_connections=args.max_connections,
         serve=None if args.serve is None else positive_int("--serve", args.serve),
         isolate=args.isolate,
-        model_roles=_pairs("--model-role", args.model_roles),
+        model_roles=name_value_pairs("--model-role", args.model_roles),
         epochs=None if args.epochs is None else positive_int("--epochs", args.epochs),
         tags=[t.strip() for t in (args.tags or "").split(",") if t.strip()],
         time_limit=None

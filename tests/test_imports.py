@@ -27,9 +27,6 @@ Inspect's ``sample_state()``, which the sealing must refuse) and
 PUBLIC_UNDERSCORED = {"os._exit"}
 """Underscored names that are public API."""
 KNOWN_CYCLE_EDGES = {
-    # the scorer imports every strategy to call its explain hook; the lead engineer removes it
-    ("cmi_inspect.causal_locomo.scorers", "cmi_inspect.strategies"),
-    ("cmi_inspect.causal_locomo.scorers", "cmi_inspect.strategies.base"),
     # the task's default solver (no_memory) from strategies.solvers: goes with the task's rework
     ("cmi_inspect.causal_locomo.task", "cmi_inspect.strategies.solvers"),
     # solvers.py imports the guard through its public face: import cmi_inspect.strategies.guard

@@ -56,10 +56,12 @@ PACKAGE_DATA = ("testing", "causal_locomo/annotations")
 hidden from the child like any data."""
 
 
-def package_data() -> list[Path]:
-    import cmi_inspect
+PACKAGE = Path(__file__).resolve().parents[1]
+"""This package's folder (``cmi_inspect``)."""
 
-    root = Path(cmi_inspect.__file__).resolve().parent
+
+def package_data() -> list[Path]:
+    root = PACKAGE
     return [root / folder for folder in PACKAGE_DATA if (root / folder).is_dir()]
 
 
@@ -104,10 +106,8 @@ def sandbox() -> Sandbox:
 def code_roots(strategy: type[MemoryStrategy]) -> list[Path]:
     """The folders a child needs to import this package and the strategy: Python's own, the
     environment's, ``cmi_inspect`` and the strategy's top-level package (or module)."""
-    import cmi_inspect
-
     roots = {Path(sys.base_prefix), Path(sys.prefix), Path(sys.executable).resolve().parent}
-    roots.add(Path(cmi_inspect.__file__).resolve().parent)
+    roots.add(PACKAGE)
     module = sys.modules[strategy.__module__]
     top = sys.modules[strategy.__module__.split(".")[0]]
     origin = Path(top.__file__ or module.__file__ or "").resolve()
@@ -117,9 +117,7 @@ def code_roots(strategy: type[MemoryStrategy]) -> list[Path]:
 
 def import_path(strategy: type[MemoryStrategy]) -> list[str]:
     """The child's ``PYTHONPATH``: the folders holding this package and the strategy."""
-    import cmi_inspect
-
-    tops = [Path(cmi_inspect.__file__).resolve().parent]
+    tops = [PACKAGE]
     module = sys.modules[strategy.__module__.split(".")[0]]
     origin = Path(module.__file__ or "").resolve()
     tops.append(origin.parent if origin.name == "__init__.py" else origin)

@@ -203,17 +203,3 @@ def test_the_guard_checks_what_a_strategy_showed_as_well_as_what_it_declared(hos
     for sample in samples_of(log):
         checked = sample.store["MemorySelection:guard"]["checked"]
         assert len(checked) == len(sample.metadata["memory_bank"])  # nothing declared, all shown
-
-
-def test_the_guard_checks_what_a_strategy_showed_as_well_as_what_it_declared(hostile, tmp_path):
-    [log] = inspect_eval(
-        causal_locomo(protocol="blind", data_file=str(SYNTHETIC)),
-        solver=memory_strategy(strategy="under_declare", guard="evidence"),
-        model=mock_model(lambda p: "I do not know."),
-        display="none",
-        log_dir=str(tmp_path),
-    )
-    assert log.status == "success"
-    for sample in samples_of(log):
-        checked = sample.store["MemorySelection:guard"]["checked"]
-        assert len(checked) == len(sample.metadata["memory_bank"])  # nothing declared, all shown

@@ -35,6 +35,7 @@ from typing import Literal, cast
 import numpy as np
 
 from cmi_inspect.errors import UserError, positive_int
+from cmi_inspect.local_model import progress
 from cmi_inspect.local_model.llamacpp import LlamaCpp
 from cmi_inspect.local_model.probe import probe_key
 from cmi_inspect.local_model.sequences import BATCH_INVARIANT_KV, Sequences
@@ -214,11 +215,16 @@ def probed(model: Path, extra_bufts: bool, n_threads: int) -> tuple[BatchVerdict
         cached = None
     if cached is not None:
         return cached, True
-    llm = LlamaCpp(model, PROBE_CTX, n_threads, extra_bufts)
-    try:
-        verdict = measure(llm)
-    finally:
-        llm.close()
+    with progress.step(
+        "probing which batched rows this CPU computes exactly as alone, once per machine and "
+        "thread count",
+        "usually 1-3 min on two cores",
+    ):
+        llm = LlamaCpp(model, PROBE_CTX, n_threads, extra_bufts)
+        try:
+            verdict = measure(llm)
+        finally:
+            llm.close()
     partial = path.with_suffix(f".{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -42,6 +42,7 @@ from cmi_inspect.local_model.prefix_cache import (
     large_prefix,
     reusable_prefix,
 )
+from cmi_inspect.local_model.progress import step
 from cmi_inspect.local_model.sequences import Sequences
 
 
@@ -86,7 +87,8 @@ class Engine:
 
     def __init__(self, config: EngineConfig) -> None:
         self.config = config
-        self.llm = LlamaCpp(config.path, config.n_ctx, config.threads, config.extra_bufts)
+        with step(f"loading {config.path.name} into llama.cpp", "usually a few seconds"):
+            self.llm = LlamaCpp(config.path, config.n_ctx, config.threads, config.extra_bufts)
         parallel = config.parallel
         self.sequences = Sequences(self.llm, parallel, config.n_ctx) if parallel > 1 else None
         self.slots = [Slot(seq) for seq in range(parallel)] if parallel > 1 else []

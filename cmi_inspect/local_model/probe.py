@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from cmi_inspect.errors import UserError
+from cmi_inspect.local_model.progress import step
 from cmi_inspect.paths import cache_dir
 
 EXTRA_BUFTS = ("auto", "on", "off")
@@ -172,7 +173,11 @@ def probed(model: Path, command: Sequence[str] | None = None) -> tuple[ProbeResu
         cached = None
     if cached is not None:
         return cached, True
-    result = run_probe(command or child_command(model))
+    with step(
+        "probing whether llama.cpp's extra weight buffers (AMX) run on this CPU, once per machine",
+        "usually 10-60 s",
+    ):
+        result = run_probe(command or child_command(model))
     if result.cacheable:
         partial = path.with_suffix(f".{os.getpid()}.tmp")
         try:

@@ -188,3 +188,12 @@ def test_a_bad_forced_verdict_is_one_line(model, monkeypatch):
     monkeypatch.setenv(VERDICT_ENV, "maybe")
     with pytest.raises(UserError, match=f"{VERDICT_ENV} must be usable or unusable, got 'maybe'"):
         choose_extra_bufts("auto", model, command=OK)
+
+
+def test_a_probe_that_runs_says_so_and_a_cached_verdict_says_nothing(model, capsys):
+    choose_extra_bufts("auto", model, command=OK)
+    said = capsys.readouterr().err
+    assert "cmi-inspect: probing whether llama.cpp's extra weight buffers (AMX) run" in said
+    assert "done in" in said
+    choose_extra_bufts("auto", model, command=OK)  # now cached
+    assert capsys.readouterr().err == ""

@@ -224,6 +224,7 @@ def _run(args: argparse.Namespace) -> int:
 
     load_dotenv(Path.cwd() / ".env")  # the default model, as the inspect CLI reads it
     strategies = args.strategies.split(",") if args.strategies else tuple(STRATEGIES)
+    print(f"cmi-inspect run: {cache_note(args.cache)}", file=sys.stderr)
     left = run_all(
         args.log_dir,
         strategies=strategies,
@@ -257,6 +258,18 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     print(f"cmi-inspect run: every run finished; their logs are in {args.log_dir}.")
     return 0
+
+
+def cache_note(cache: bool) -> str:
+    """Which model-call cache a run reads and writes, and where it lives."""
+    from inspect_ai.model import cache_path
+
+    if not cache:
+        return "--no-cache: every model call is sent (nothing is read from the cache)"
+    return (
+        f"model calls go through Inspect's model-call cache in {cache_path()} (shared by every "
+        "run on this machine; --no-cache to time a first run)"
+    )
 
 
 def _report(args: argparse.Namespace) -> int:

@@ -166,6 +166,7 @@ def run_all(
     if apart:  # checked in a process of their own, as they will run: this one loads none
         run_apart(log_dir, apart, args, settings, check=True)
     names = [run_name(name, params, args) for name, params in plans]
+    print(f"cmi-inspect run: {cache_note(cache)}", file=sys.stderr)  # checked: now it runs
     logs: list[EvalLog] = []
     with only_run(folder), plain_file_names(), ExitStack() as stack:
         stack.enter_context(redirect_stdout(WithoutLines(sys.stdout, EVAL_SET_VERDICTS)))
@@ -179,6 +180,18 @@ def run_all(
         for plan in apart:
             run_apart(log_dir, [plan], args, settings)
     return unfinished(names, logs, log_dir)
+
+
+def cache_note(cache: bool) -> str:
+    """Which model-call cache a run reads and writes, and where it lives."""
+    from inspect_ai.model import cache_path
+
+    if not cache:
+        return "--no-cache: every model call is sent (nothing is read from the cache)"
+    return (
+        f"model calls go through Inspect's model-call cache in {cache_path()} (shared by every "
+        "run on this machine; --no-cache to time a first run)"
+    )
 
 
 def check_servable(model: str, model_args: dict[str, Any]) -> None:

@@ -1,24 +1,12 @@
-"""Inspect entry point: the task, solvers and scorers (``cmi_inspect/NAME``), the model
-providers (``gguf/``, ``fixed_latency/``) and the hooks, registered when Inspect loads the
-plugin (it does before every eval, ``init_hooks``), here and nowhere else."""
+"""Inspect entry point: the task, solvers and scorers (``cmi_inspect/NAME``) and the model
+providers (``gguf/``, ``fixed_latency/``), registered when Inspect loads the plugin."""
 
-from inspect_ai.hooks import hooks
 from inspect_ai.model import ModelAPI, modelapi
 
 from cmi_inspect.causal_locomo.judge_audit import judge_calibration
-from cmi_inspect.causal_locomo.log_tags import RunTags
-from cmi_inspect.causal_locomo.protocol import RunStarted
 from cmi_inspect.causal_locomo.scorers import memory_selection, task_score
 from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.strategies.solvers import SOLVERS, memory_strategy
-
-hooks(name="cmi_inspect_run_tags", description="Names a Causal-LoCoMo run's strategy in its log")(
-    RunTags
-)
-hooks(
-    name="cmi_inspect_blind_check",
-    description="Lets a solver refuse label-reading choices before a blind run starts",
-)(RunStarted)
 
 
 @modelapi(name="gguf")

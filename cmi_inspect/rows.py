@@ -16,7 +16,6 @@ from typing import Any
 from inspect_ai import Task
 from inspect_ai.log import EvalLog
 
-from cmi_inspect.causal_locomo.log_tags import plain_file_names, run_name
 from cmi_inspect.errors import UserError
 
 
@@ -27,18 +26,12 @@ def causal_locomo_task(**task_args: Any) -> Task:
 
 
 def run_task(name: str, params: dict[str, Any], task_args: dict[str, Any]) -> Task:
-    """The task of one row: the strategy's solver, named as the hook in ``log_tags`` names
-    its log, so that ``eval_set`` pairs each task with its log on a rerun."""
-    from inspect_ai import task_with
-
+    """The task of one row: the strategy as the task's own solver (``-T strategy=``), so
+    that the run is named after it, refused before it starts for what its protocol hides,
+    and rebuilt by ``inspect eval-retry`` from the task's arguments."""
     from cmi_inspect.causal_locomo.task import causal_locomo
-    from cmi_inspect.strategies.solvers import solver_named
 
-    return task_with(
-        causal_locomo(**task_args),
-        solver=solver_named(name, params),
-        name=run_name(name, params, task_args),
-    )
+    return causal_locomo(**task_args, strategy=name, strategy_args=params)
 
 
 def run_plans(
@@ -121,8 +114,7 @@ def main(spec_file: str) -> int:
         print(str(ex), file=sys.stderr)
         return 2
     if not spec["check"]:
-        with plain_file_names():
-            run_plans(spec["log_dir"], plans, spec["task_args"], settings)
+        run_plans(spec["log_dir"], plans, spec["task_args"], settings)
     return 0
 
 

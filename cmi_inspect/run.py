@@ -3,9 +3,10 @@
 This is Inspect's ``eval_set``: one task per strategy, all written to
 ``LOG_DIR``. Run the same command again after an interruption and finished
 tasks are kept while unfinished ones resume, reusing their completed samples.
-The task and solvers are the installed package's (``cmi_inspect/causal_locomo``,
-``cmi_inspect/NAME``), so it runs from any directory and its logs are those of
-``inspect eval cmi_inspect/causal_locomo --solver cmi_inspect/NAME``.
+The task and solvers are the installed package's, so it runs from any directory; each row
+is the task with its strategy as its own solver (``-T strategy=NAME``), so its logs are
+those of ``inspect eval cmi_inspect/causal_locomo -T strategy=NAME``: named after the
+strategy in Inspect View and continued by ``inspect eval-retry`` with no header rewritten.
 Tasks run one at a time by default, so that each strategy's wall-clock is its
 own (a local model serialises every call anyway); raise ``max_tasks`` for a
 remote API.
@@ -25,7 +26,7 @@ from typing import Any, TextIO
 from inspect_ai.log import EvalLog, EvalLogInfo
 from rich.text import Text
 
-from cmi_inspect.causal_locomo.log_tags import is_causal_locomo, plain_file_names, run_name
+from cmi_inspect.causal_locomo.log_tags import is_causal_locomo, run_name
 from cmi_inspect.causal_locomo.protocol import named_protocol
 from cmi_inspect.errors import SampleLimit, UserError, sample_limit
 from cmi_inspect.guard import EvidenceGuard
@@ -168,9 +169,8 @@ def run_all(
     names = [run_name(name, params, args) for name, params in plans]
     print(f"cmi-inspect run: {cache_note(cache)}", file=sys.stderr)  # checked: now it runs
     logs: list[EvalLog] = []
-    with only_run(folder), plain_file_names(), ExitStack() as stack:
+    with only_run(folder), ExitStack() as stack:
         stack.enter_context(redirect_stdout(WithoutLines(sys.stdout, EVAL_SET_VERDICTS)))
-        stack.callback(record_solvers, log_dir, set(names))  # however it ends
         if serve:
             chosen, served_settings = stack.enter_context(served(chosen, served_args))
             # the arguments went to the server
@@ -269,37 +269,18 @@ def refuse_other_data(log_dir: str, version: str, digest: str) -> None:
         )
 
 
-def record_solvers(log_dir: str, names: set[str]) -> None:
-    """Write each run's solver and its arguments into its log's header, where ``inspect eval
-    --solver`` puts them: ``eval_set`` keeps a task's own solver in the plan only, and
-    ``inspect eval-retry`` reads the header, so without it a retry would run the task's
-    default solver (no memory) instead of the strategy. Logs still being written (status
-    ``started``: a run killed outright) are left as they are."""
-    from inspect_ai.log import list_eval_logs, read_eval_log, write_eval_log
-
-    for info in list_eval_logs(log_dir) if Path(log_dir).is_dir() else []:
-        header = read_eval_log(info.name, header_only=True)
-        spec = header.eval
-        if spec.task not in names or spec.solver is not None or header.status == "started":
-            continue
-        step = header.plan.steps[-1]
-        spec.solver, spec.solver_args = step.solver, step.params
-        spec.solver_args_passed = step.params_passed
-        write_eval_log(header, info.name, header_only=True)
-
-
 def unfinished(names: list[str], logs: list[EvalLog], log_dir: str) -> list[str]:
     """The runs among ``names`` that did not succeed, each with what happened to it: eval_set
     can return after a Ctrl-C without the run it interrupted, and rows run apart return no
     log here, so the folder is read too."""
     from inspect_ai.log import list_eval_logs, read_eval_log
 
-    status = {log.eval.task: log.status for log in logs}
+    status = {log.eval.task_display_name: log.status for log in logs}
     left = [name for name in names if status.get(name) != "success"]
     newest: dict[str, tuple[EvalLogInfo, EvalLog]] = {}
     for info in list_eval_logs(log_dir) if left and Path(log_dir).is_dir() else []:
         header = read_eval_log(info.name, header_only=True)
-        task = header.eval.task
+        task = header.eval.task_display_name
         if task in left and (
             task not in newest or (info.mtime or 0) > (newest[task][0].mtime or 0)
         ):

@@ -133,12 +133,9 @@ def test_gold_reading_choices_refuse_blind(args, message, tmp_path):
     assert message in (log.error.message if log.error else "")
 
 
-def test_gold_under_a_blind_task_is_refused_when_the_solver_is_built():
-    causal_locomo(protocol="blind", data_file=str(SYNTHETIC))
+def test_gold_under_a_blind_task_is_refused_when_the_task_is_given_the_strategy():
     with pytest.raises(UserError, match="choose the label-free -S intervention=evidence"):
-        cmi(intervention="gold")
-
-
-def test_a_started_blind_run_does_not_refuse_later_solvers(tmp_path):
-    run_blind(cmi(embedder="hashing"), tmp_path, data_file=str(SYNTHETIC))
-    cmi(intervention="gold")  # for a paper task built next: the blind run has its solver
+        causal_locomo(
+            protocol="blind", data_file=str(SYNTHETIC), strategy="cmi", strategy_args={"intervention": "gold"}
+        )
+    cmi(intervention="gold")  # a solver alone knows no protocol: each sample refuses it (test_protocol)

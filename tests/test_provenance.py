@@ -53,18 +53,20 @@ def test_a_runs_command_makes_the_same_run_again_from_another_folder(tmp_path):
     data = ["-T", "protocol=blind", "-T", f"data_file={SYNTHETIC}"]
     subprocess.run([str(bin_dir / "cmi-inspect"), *run, *data], check=True, capture_output=True, timeout=600)
     logs = [read_eval_log(i.name) for i in list_eval_logs(str(tmp_path / "run"))]
-    [first] = [log for log in logs if "guard" in log.eval.task]
+    [first] = [log for log in logs if "guard" in (log.eval.task_display_name or "")]
     command = shlex.split(command_of(first))
-    assert command[:4] == ["inspect", "eval", "cmi_inspect/causal_locomo", "--solver"]
+    assert command[:3] == ["inspect", "eval", "cmi_inspect/causal_locomo"] and "--solver" not in command
+    assert "strategy=vector_memory" in command and 'strategy_args={"guard": "evidence"}' in command
     again = ["--log-dir", str(tmp_path / "again"), "--display", "none"]
     subprocess.run(
         [str(bin_dir / "inspect"), *command[1:], *again], check=True, capture_output=True, timeout=600, cwd=tmp_path
     )
     [log] = [read_eval_log(i.name) for i in list_eval_logs(str(tmp_path / "again"))]
     assert (
-        log.status == "success" and log.eval.task == first.eval.task == "causal_locomo: vector_memory + guard (blind)"
+        log.status == "success"
+        and log.eval.task_display_name == first.eval.task_display_name == "causal_locomo: vector_memory + guard (blind)"
     )
-    assert log.plan.steps[-1].solver == first.plan.steps[-1].solver == "cmi_inspect/vector_memory"
+    assert log.plan.steps[-1].solver == first.plan.steps[-1].solver  # the task's own, from -T strategy
     assert log.plan.steps[-1].params_passed == first.plan.steps[-1].params_passed == {"guard": "evidence"}
 
     def picks(log):

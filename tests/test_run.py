@@ -44,7 +44,7 @@ def test_runs_strategies_and_resumes_without_recomputing(tmp_path):
         ("cmi", "utility_only"),
         ("no_memory", ""),
     ]
-    assert sorted(h.eval.task for h in logs.values())[0] == "causal_locomo: cmi (paper)"
+    assert sorted(h.eval.task_display_name or "" for h in logs.values())[0] == "causal_locomo: cmi (paper)"
     assert all(h.status == "success" and h.eval.model == "fixed_latency/0" for h in logs.values())
     assert sorted(tuple(h.eval.tags or []) for h in logs.values()) == [
         ("cmi", "protocol=paper", "data_file"),
@@ -63,15 +63,17 @@ PLAIN = re.compile(r"[\w.-]+\.eval")
 """A log file name that needs no quoting: no space, parenthesis, bracket or comma."""
 
 
-def test_log_files_are_named_plainly_while_view_shows_each_runs_label(tmp_path, monkeypatch):
-    monkeypatch.delenv("INSPECT_EVAL_LOG_FILE_PATTERN", raising=False)
+def test_log_files_are_named_plainly_while_view_shows_each_runs_label(tmp_path):
     args: dict[str, Any] = dict(model="fixed_latency/0", task_args={"data_file": str(SYNTHETIC), "protocol": "blind"})
     assert run_all(str(tmp_path), strategies=["no_memory"], guard=True, **args) == []
     infos = list_eval_logs(str(tmp_path))
-    names = {Path(i.name).name: read_eval_log(i.name, header_only=True).eval.task for i in infos}
-    assert sorted(names.values()) == ["causal_locomo: no_memory (blind)", "causal_locomo: no_memory + guard (blind)"]
-    assert all(PLAIN.fullmatch(name) and "_causal-locomo_" in name for name in names)
-    assert "INSPECT_EVAL_LOG_FILE_PATTERN" not in os.environ  # Inspect's own naming again after the run
+    headers = {Path(i.name).name: read_eval_log(i.name, header_only=True).eval for i in infos}
+    assert sorted(h.task_display_name or "" for h in headers.values()) == [
+        "causal_locomo: no_memory (blind)",
+        "causal_locomo: no_memory + guard (blind)",
+    ]
+    assert {h.task for h in headers.values()} == {"causal_locomo"}  # the registry name, never rewritten
+    assert all(PLAIN.fullmatch(name) and "_causal-locomo_" in name for name in headers)
 
 
 @pytest.mark.slow  # eval_set with its retries, then eval-retry (about 30 s)
@@ -95,7 +97,7 @@ def test_eval_retry_continues_a_failed_run_through_a_link_to_its_log(tmp_path, m
         [retried] = eval_retry(str(link), log_dir=str(tmp_path / "retried"), display="none")
     assert retried.status == "success" and len(retried.samples or []) == 3
     assert PLAIN.fullmatch(Path(retried.location).name)
-    assert read_eval_log(retried.location, header_only=True).eval.task == "causal_locomo: mine (paper)"
+    assert read_eval_log(retried.location, header_only=True).eval.task_display_name == "causal_locomo: mine (paper)"
 
 
 @pytest.mark.slow  # five runs of eval_set
@@ -297,7 +299,7 @@ def test_a_hanging_strategy_stops_at_the_time_limit_and_the_run_goes_on(tmp_path
         time_limit=1,
     )
     assert left == []
-    logs = {h.eval.task: h for h in (read_eval_log(i.name) for i in list_eval_logs(str(tmp_path)))}
+    logs = {h.eval.task_display_name: h for h in (read_eval_log(i.name) for i in list_eval_logs(str(tmp_path)))}
     hung = logs["causal_locomo: hang (paper)"]
     assert hung.eval.config.time_limit == 1
     assert hung.samples and {s.limit.type if s.limit else None for s in hung.samples} == {"time"}

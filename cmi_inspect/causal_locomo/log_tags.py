@@ -1,32 +1,21 @@
-"""Names each Causal-LoCoMo run's strategy where Inspect View's log list shows it.
+"""How a Causal-LoCoMo run is named where Inspect View's log list shows it.
 
-Inspect View lists logs by task name, model, task arguments and tags. Every run here is
-the one task ``causal_locomo``, and ``--solver NAME`` is not a task argument, so without
-this seven runs look alike. When a run ends this hook names its task after its strategy
-and protocol (``causal_locomo: cmi (blind)``; the registry name, which ``inspect
-eval-retry`` and the report go by, stays ``causal_locomo``) and adds tags: the strategy,
-the protocol, the dataset when it is not the release, and every solver argument the user
-set (``ablation=no_perturb``). ``cmi-inspect run`` names its tasks the same way before they
-start, so that ``eval_set`` pairs each task with its log on a rerun, and while it runs has
-Inspect name the log files after the registry name instead (``plain_file_names``), so that
-no file name carries the label's spaces and parentheses.
+Inspect View lists logs by task name, display name, model, task arguments and tags. Every
+run here is the one task ``causal_locomo``; a run whose strategy is the task's own
+(``-T strategy=NAME``, as ``cmi-inspect run`` runs every row) is displayed after its
+strategy and protocol (``causal_locomo: cmi (blind)``, ``run_name``) and tagged with the
+strategy, the protocol, the dataset when it is not the release and every solver argument
+set (``ablation=no_perturb``, ``run_tags``), both set when the task is made: no log header
+is rewritten afterwards. The report names a row by its plan (``strategy_label``).
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from inspect_ai.hooks import Hooks, TaskEnd
-from inspect_ai.log import EvalPlan, EvalSpec, read_eval_log_async, write_eval_log_async
+from inspect_ai.log import EvalPlan, EvalSpec
 
 TASK_NAME = "causal_locomo"
-FILE_PATTERN_ENV = "INSPECT_EVAL_LOG_FILE_PATTERN"
-"""Inspect's pattern for a log file's name after its timestamp (default ``{task}_{id}``)."""
-FILE_TASK = TASK_NAME.replace("_", "-")
-"""The task as a log file names it: what ``inspect eval cmi_inspect/causal_locomo`` writes."""
 
 
 GUARDED = " + guard"
@@ -75,63 +64,16 @@ def run_name(solver: str, passed: dict[str, Any], task_args: dict[str, Any]) -> 
     return f"{TASK_NAME}: {solver_label(solver, passed)} ({', '.join(where)})"
 
 
-@contextmanager
-def plain_file_names() -> Iterator[None]:
-    """While the block runs, Inspect names a new log file ``TIMESTAMP_causal-locomo_ID.eval``
-    whatever its run's label (Inspect writes the task's name where the pattern says
-    ``{task}``, and a label holds spaces and parentheses); a pattern of the user's own is
-    kept, with ``{task}`` so filled."""
-    before = os.environ.get(FILE_PATTERN_ENV)
-    os.environ[FILE_PATTERN_ENV] = (before or "{task}_{id}").replace("{task}", FILE_TASK)
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop(FILE_PATTERN_ENV, None)
-        else:
-            os.environ[FILE_PATTERN_ENV] = before
-
-
 def is_causal_locomo(spec: EvalSpec) -> bool:
     """Whether a log's task is this benchmark's, whatever name its run was given."""
     return (spec.task_registry_name or spec.task).split("/")[-1] == TASK_NAME
 
 
-def run_tags(plan: EvalPlan, task_args: dict[str, Any]) -> list[str]:
+def run_tags(strategy: str, passed: dict[str, Any], task_args: dict[str, Any]) -> list[str]:
     """The strategy, protocol, dataset and solver arguments set, as tags."""
-    step = plan.steps[-1]
-    tags = [step.solver.split("/")[-1], f"protocol={task_args.get('protocol', 'paper')}"]
-    if task_args.get("dataset", "release") != "release":
-        tags.append(f"dataset={task_args['dataset']}")
+    tags = [strategy.split("/")[-1], f"protocol={task_args.get('protocol', 'paper')}"]
     if task_args.get("data_file"):
         tags.append("data_file")
-    tags += [f"{k}={v}" for k, v in sorted((step.params_passed or {}).items())]
-    return tags
-
-
-class RunTags(Hooks):
-    """Names and tags each finished run in its log header (Inspect's header-only write);
-    ``_registry`` registers it.
-
-    The header is rewritten once the task has ended rather than changed while it runs:
-    Inspect keys the log it is writing on the task name, and a hook must not mutate the
-    running task's spec.
-    """
-
-    async def on_task_end(self, data: TaskEnd) -> None:
-        log = data.log
-        if not log.location or not is_causal_locomo(log.eval):
-            return
-        header = await read_eval_log_async(log.location, header_only=True)
-        spec, step = header.eval, header.plan.steps[-1]
-        task_args = spec.task_args or {}
-        name = run_name(step.solver, step.params_passed or {}, task_args)
-        tags = [
-            *(spec.tags or []),
-            *(t for t in run_tags(header.plan, task_args) if t not in (spec.tags or [])),
-        ]
-        if (spec.task, spec.task_display_name, spec.tags) == (name, name, tags):
-            return
-        spec.task = spec.task_display_name = name
-        spec.tags = tags
-        await write_eval_log_async(header, log.location, header_only=True)
+    elif task_args.get("dataset", "release") != "release":
+        tags.append(f"dataset={task_args['dataset']}")
+    return tags + [f"{k}={v}" for k, v in sorted(passed.items())]

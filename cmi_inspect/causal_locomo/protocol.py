@@ -3,16 +3,15 @@
 A protocol says what a strategy may read of a sample (``view.memory_view`` shows what
 ``label_free`` allows), how the task score counts success unless ``-T scoring=`` says
 otherwise, and whether a choice that reads the answer key may run. ``Protocol.refuse`` is
-the one rule for that last fact: every check calls it, before a run (``BuiltTasks``), per
-sample (CMI's choices) and where the gold answer is read (CMI's gold scorer).
+the one rule for that last fact: every check calls it, before a run (a task given its
+strategy), per sample (every strategy's solver, CMI's choices) and where the gold answer is
+read (CMI's gold scorer).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
-
-from inspect_ai.hooks import Hooks, TaskStart
 
 from cmi_inspect.errors import UserError, choose
 
@@ -68,55 +67,3 @@ def named_protocol(name: object) -> Protocol:
 def logged_protocol(name: object) -> Protocol | None:
     """The protocol a log names, None for a name no protocol has (an edited task's)."""
     return next((p for p in PROTOCOLS.values() if p.name == name), None)
-
-
-class BuiltTasks:
-    """The protocols of the Causal-LoCoMo tasks built since a solver was last built or a run
-    last started: the tasks the next solver is built for.
-
-    It is how a solver factory can refuse a label-reading choice before a blind run starts
-    (no log, one line). ``-T protocol=`` reaches only the task factory and ``-S`` only the
-    solver factory, and nothing else of ours runs before Inspect writes the run's log: its
-    hooks run after that and turn what they raise into warnings, and a task's ``setup`` runs
-    per sample. Inspect builds a run's tasks before the solver named by ``--solver``, and
-    ``eval(task(...), solver=s(...))`` does the same in Python, so the task notes its
-    protocol here and the next solver factory takes the record (``for_solver``). A run that
-    starts ends the record (the ``on_task_start`` hook ``_registry`` registers calls
-    ``started``): its tasks have their solver, whichever was built first, so a solver built
-    after it is for tasks built after it. What this cannot know (a solver built before its
-    tasks, tasks of several protocols) is left to the per-sample check, with the same line,
-    once the run has started.
-
-    The record belongs to the benchmark, not to one strategy: the task notes a protocol
-    without knowing which strategies exist, and any strategy's solver reads it
-    (``MemoryStrategy.check_protocol``).
-    """
-
-    def __init__(self) -> None:
-        self._protocols: list[ProtocolName] = []
-
-    def built(self, name: ProtocolName) -> None:
-        """A task was built under protocol ``name``."""
-        self._protocols.append(name)
-
-    def for_solver(self) -> Protocol | None:
-        """The protocol of every task built since (None: no task, or tasks of several), for
-        the solver being built; the record is then empty: those tasks have their solver."""
-        names = set(self._protocols)
-        self._protocols.clear()
-        return PROTOCOLS[names.pop()] if len(names) == 1 else None
-
-    def started(self) -> None:
-        """A run started: the tasks recorded have their solver, whichever was built first."""
-        self._protocols.clear()
-
-
-BUILT_TASKS = BuiltTasks()
-"""The process's record: Inspect builds tasks and solvers in the process that runs them."""
-
-
-class RunStarted(Hooks):
-    """Ends ``BUILT_TASKS``'s record when a run starts (``_registry`` registers it)."""
-
-    async def on_task_start(self, data: TaskStart) -> None:
-        BUILT_TASKS.started()

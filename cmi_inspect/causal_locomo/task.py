@@ -3,8 +3,14 @@
 Run a strategy with ``inspect eval cmi_inspect/causal_locomo --solver cmi_inspect/NAME``
 from anywhere the package is installed (or ``inspect eval tasks/causal_locomo.py --solver
 NAME`` from a checkout), NAME one of no_memory, full_history, summary_memory,
-vector_memory, graph_memory, reflection_memory, cmi (default: no_memory).
+vector_memory, graph_memory, reflection_memory, cmi (default: no_memory). ``-T
+strategy=NAME`` (with ``-T strategy_args=...``) makes the strategy the task's own solver
+instead: the run is then named after it (``causal_locomo: cmi (blind)`` in View), what it
+would read that the protocol hides is refused before the run starts, and ``inspect
+eval-retry`` rebuilds it from the task's arguments; ``cmi-inspect run`` runs every row so.
 """
+
+from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
@@ -12,11 +18,12 @@ from inspect_ai.model import GenerateConfig
 from cmi_inspect.causal_locomo.data import TASK_FAMILIES
 from cmi_inspect.causal_locomo.dataset import SampleView, causal_locomo_dataset
 from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION
+from cmi_inspect.causal_locomo.log_tags import run_name, run_tags
 from cmi_inspect.causal_locomo.prompts import PROMPT_VERSION
-from cmi_inspect.causal_locomo.protocol import BUILT_TASKS, named_protocol
+from cmi_inspect.causal_locomo.protocol import named_protocol
 from cmi_inspect.causal_locomo.scorers import SCORINGS, memory_selection, task_score
 from cmi_inspect.errors import UserError, choose
-from cmi_inspect.strategies.solvers import no_memory
+from cmi_inspect.strategies.solvers import no_memory, solver_named
 
 ANSWER_MAX_TOKENS = 96
 TASK_VERSION = 6
@@ -34,6 +41,8 @@ def causal_locomo(
     dataset: str = "release",
     scoring: str | None = None,
     split: str | None = None,
+    strategy: str | None = None,
+    strategy_args: dict[str, Any] | None = None,
 ) -> Task:
     """The Causal-LoCoMo benchmark: memory selection on LoCoMo conversations.
 
@@ -68,11 +77,14 @@ def causal_locomo(
     samples = causal_locomo_dataset(protocol, task_families, data_file, dataset, split)  # type: ignore[arg-type]
     view = SampleView.model_validate(samples[0].metadata)
     digest = view.data_sha256
-    default = no_memory()  # built before the task is noted: the note is for the next solver
-    BUILT_TASKS.built(shown.name)  # which refuses what this protocol hides
+    chosen = dict(strategy_args or {})
+    task_args = {"protocol": protocol, "dataset": dataset, "data_file": data_file}
     return Task(
         dataset=samples,
-        solver=default,
+        # a strategy given here is refused before the run for what this protocol hides
+        solver=solver_named(strategy, chosen, shown) if strategy else no_memory(),
+        display_name=run_name(strategy, chosen, task_args) if strategy else None,
+        tags=run_tags(strategy, chosen, task_args) if strategy else None,
         # the scorers read the answer key from the data file, never from a sample
         scorer=[
             task_score(view.data_file, digest, protocol, scoring or shown.scoring),

@@ -3,6 +3,7 @@ it again, when it ran, the versions and commit it ran at, and the tokens it spen
 
 from __future__ import annotations
 
+import json
 import math
 import shlex
 from dataclasses import dataclass
@@ -49,6 +50,8 @@ def _argument(value: Any) -> str:
     """A task, solver or model argument as a command line writes it."""
     if isinstance(value, list | tuple):
         return ",".join(str(v) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value)  # YAML reads it back, as -T reads every value
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
@@ -65,9 +68,12 @@ def command_of(log: EvalLog) -> str:
     cache or timeouts, left out)."""
     spec, step = log.eval, log.plan.steps[-1]
     task = spec.task_file or spec.task_registry_name or TASK_NAME
-    words = ["inspect eval", shlex.quote(task), "--solver", shlex.quote(spec.solver or step.solver)]
-    words += _options("-S", spec.solver_args_passed or step.params_passed or {})
-    words += _options("-T", spec.task_args_passed or {})
+    task_args = spec.task_args_passed or {}
+    words = ["inspect eval", shlex.quote(task)]
+    if spec.solver or "strategy" not in task_args:  # else the task names its own (-T strategy=)
+        words += ["--solver", shlex.quote(spec.solver or step.solver)]
+        words += _options("-S", spec.solver_args_passed or step.params_passed or {})
+    words += _options("-T", task_args)
     words += ["--model", shlex.quote(spec.model), *_options("-M", spec.model_args or {})]
     for role, config in (spec.model_roles or {}).items():
         models = ",".join(c.model for c in (config if isinstance(config, list) else [config]))

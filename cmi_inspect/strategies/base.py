@@ -46,7 +46,7 @@ from pydantic import BaseModel
 from cmi_inspect.causal_locomo.data import PastSession
 from cmi_inspect.causal_locomo.dataset import SampleView, differing_fields
 from cmi_inspect.causal_locomo.exposure import Call, answering_call, calls_of, exposed
-from cmi_inspect.causal_locomo.protocol import Protocol, ProtocolName
+from cmi_inspect.causal_locomo.protocol import Protocol, ProtocolName, named_protocol
 from cmi_inspect.causal_locomo.selection import (
     GuardRecord,
     MemorySelection,
@@ -312,8 +312,10 @@ def strategy_solver(
             check_output(strategy.name, selection, calls)
             return selection
 
+        view = state.metadata_as(SampleView)
+        strategy.check_protocol(named_protocol(view.protocol))  # one line, for every sample
         task = memory_task(state, answer_scorer)
-        DATA_FILE.set(state.metadata_as(SampleView).data_file)
+        DATA_FILE.set(view.data_file)
         shown = {m.key: m.content for m in task.memories}
         selection = await choose(task)
         seen = exposed(shown, selection.prompt, calls, task.request)

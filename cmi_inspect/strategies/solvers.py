@@ -21,7 +21,7 @@ from typing import Any
 
 from inspect_ai.solver import Solver, solver
 
-from cmi_inspect.causal_locomo.protocol import BUILT_TASKS
+from cmi_inspect.causal_locomo.protocol import Protocol
 from cmi_inspect.errors import UserError, flag
 from cmi_inspect.guard import NO_GUARD, make_guard
 from cmi_inspect.strategies import STRATEGIES, strategy_class
@@ -30,11 +30,14 @@ from cmi_inspect.strategies.base import MemoryStrategy, strategy_solver
 from cmi_inspect.strategies.isolation import Isolated
 
 
-def strategy_solver_for(cls: type[MemoryStrategy], given: Mapping[str, Any]) -> Solver:
+def strategy_solver_for(
+    cls: type[MemoryStrategy], given: Mapping[str, Any], protocol: Protocol | None = None
+) -> Solver:
     """The solver of strategy ``cls`` with the ``-S`` arguments ``given``: one line, before
-    the run, for an argument it does not take or of the wrong type, and for a choice that
-    reads what the protocol of the tasks just built hides (``protocol.BuiltTasks``). ``-S
-    guard`` is the benchmark's, not the strategy's: it names the guard of its picks."""
+    the run, for an argument it does not take or of the wrong type, and, when the task's
+    ``protocol`` is known (the task builds its own solver), for a choice that reads what it
+    hides; each sample checks that again against its own protocol. ``-S guard`` and ``-S
+    isolate`` are the benchmark's, not the strategy's."""
     for kept in (GUARD, ISOLATE):
         if kept in strategy_arguments(cls).names:
             raise UserError(
@@ -45,7 +48,6 @@ def strategy_solver_for(cls: type[MemoryStrategy], given: Mapping[str, Any]) -> 
     guard = make_guard(own.pop(GUARD, NO_GUARD))
     isolate = flag(ISOLATE, own.pop(ISOLATE, False))
     strategy = build_strategy(cls, own)
-    protocol = BUILT_TASKS.for_solver()
     if protocol is not None:
         strategy.check_protocol(protocol)
     if isolate:
@@ -133,9 +135,14 @@ def bare_named(module: str) -> dict[str, Callable[..., Solver]]:
     return registered(module)
 
 
-def solver_named(strategy: str, args: Mapping[str, Any]) -> Solver:
-    """The solver ``cmi-inspect run`` gives a strategy: a built-in one's own
-    (``cmi_inspect/NAME``), else ``memory_strategy`` naming it."""
+def solver_named(
+    strategy: str, args: Mapping[str, Any], protocol: Protocol | None = None
+) -> Solver:
+    """The solver a task given ``-T strategy=`` runs: a built-in one's own
+    (``cmi_inspect/NAME``), else ``memory_strategy`` naming it; with ``protocol``, what it
+    would read that the protocol hides is refused first, in one line."""
+    if protocol is not None:
+        strategy_solver_for(strategy_class(strategy), args, protocol)
     if strategy in SOLVERS:
         return SOLVERS[strategy](**args)
     return memory_strategy(strategy, **args)

@@ -30,20 +30,30 @@ def test_a_guarded_run_is_named_apart_from_the_unguarded_one():
     assert run_name("vector_memory", {"guard": "evidence"}, args) == "causal_locomo: vector_memory + guard (blind, xl)"
 
 
-def test_plain_file_names_fill_inspects_pattern_and_restore_it(monkeypatch):
-    from cmi_inspect.causal_locomo.log_tags import FILE_PATTERN_ENV, plain_file_names
-    from inspect_ai._util.log_layout import eval_log_name
+def test_the_tags_name_the_strategy_protocol_data_and_arguments_set():
+    from cmi_inspect.causal_locomo.log_tags import run_tags
 
-    def name() -> str:  # as Inspect names a run's log file, its task being the run's label
-        label = run_name("cmi", {"ablation": "non_causal", "budget": 1, "guard": "evidence"}, {"protocol": "blind"})
-        return eval_log_name(task=label, task_id="ID", created="2026-12-03T07:00:00+00:00", model="m")
+    assert run_tags("cmi", {"ablation": "non_causal"}, {"protocol": "blind", "dataset": "xl"}) == [
+        "cmi",
+        "protocol=blind",
+        "dataset=xl",
+        "ablation=non_causal",
+    ]
+    assert run_tags("no_memory", {}, {"data_file": "mine.jsonl"}) == ["no_memory", "protocol=paper", "data_file"]
 
-    monkeypatch.delenv(FILE_PATTERN_ENV, raising=False)
-    assert " (blind)" in name()
-    with plain_file_names():
-        assert name() == "2026-12-03T07-00-00-00-00_causal-locomo_ID"
-    assert FILE_PATTERN_ENV not in os.environ
-    monkeypatch.setenv(FILE_PATTERN_ENV, "{task}_{model}_{id}")  # the user's own, kept
-    with plain_file_names():
-        assert name() == "2026-12-03T07-00-00-00-00_causal-locomo_m_ID"
-    assert os.environ[FILE_PATTERN_ENV] == "{task}_{model}_{id}"
+
+def test_a_task_given_its_strategy_is_displayed_and_tagged_after_it_and_its_log_file_is_plain(tmp_path):
+    from cmi_inspect.causal_locomo.task import causal_locomo
+    from inspect_ai import eval as inspect_eval
+
+    from conftest import SYNTHETIC, mock_model
+
+    task = causal_locomo(
+        protocol="blind", data_file=str(SYNTHETIC), strategy="vector_memory", strategy_args={"embedder": "hashing"}
+    )
+    assert task.display_name == "causal_locomo: vector_memory[embedder=hashing] (blind)"
+    [log] = inspect_eval(task, model=mock_model(lambda p: "?"), display="none", log_dir=str(tmp_path))
+    assert log.status == "success"
+    assert (log.eval.task, log.eval.task_display_name) == ("causal_locomo", task.display_name)
+    assert set(log.eval.tags or []) == {"vector_memory", "protocol=blind", "data_file", "embedder=hashing"}
+    assert "_causal-locomo_" in os.path.basename(log.location) and " " not in os.path.basename(log.location)

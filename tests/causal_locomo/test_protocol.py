@@ -1,13 +1,11 @@
-"""The protocols' facts, the one refusal rule, and the record of tasks built before their solver."""
+"""The protocols' facts and the one refusal rule, before a run and in every sample."""
 
 from __future__ import annotations
 
 import pytest
 from cmi_inspect.causal_locomo.protocol import (
-    BUILT_TASKS,
     PROTOCOLS,
     BlindProtocolError,
-    BuiltTasks,
     logged_protocol,
     named_protocol,
 )
@@ -42,25 +40,31 @@ def test_a_protocol_by_name_or_one_line_naming_them():
     assert logged_protocol("blind") is PROTOCOLS["blind"] and logged_protocol("open") is None
 
 
-def test_a_solver_is_built_for_the_tasks_of_one_protocol_built_since_the_last():
-    record = BuiltTasks()
-    assert record.for_solver() is None
-    record.built("blind")
-    record.built("blind")
-    assert record.for_solver() is PROTOCOLS["blind"]
-    assert record.for_solver() is None  # taken: those tasks have their solver
-    record.built("paper")
-    record.built("blind")
-    assert record.for_solver() is None  # several protocols: left to each sample's check
-    record.built("blind")
-    record.started()
-    assert record.for_solver() is None  # the run has its solver, whichever came first
+def test_a_task_given_its_strategy_refuses_what_its_protocol_hides_before_the_run():
+    with pytest.raises(BlindProtocolError, match="intervention=gold"):
+        causal_locomo(
+            protocol="blind", data_file=str(SYNTHETIC), strategy="cmi", strategy_args={"intervention": "gold"}
+        )
+    causal_locomo(protocol="paper", data_file=str(SYNTHETIC), strategy="cmi", strategy_args={"intervention": "gold"})
 
 
-def test_the_task_notes_its_protocol_for_the_next_solver():
-    BUILT_TASKS.started()  # whatever other tests built
-    causal_locomo(protocol="blind", data_file=str(SYNTHETIC))
-    assert BUILT_TASKS.for_solver() is PROTOCOLS["blind"]
+def test_a_solver_given_apart_from_the_task_refuses_in_every_sample(tmp_path):
+    from cmi_inspect.strategies.solvers import cmi
+    from inspect_ai import eval as inspect_eval
+
+    from conftest import mock_model, samples_of
+
+    [log] = inspect_eval(
+        causal_locomo(protocol="blind", data_file=str(SYNTHETIC)),
+        solver=cmi(intervention="gold"),
+        model=mock_model(lambda p: "?"),
+        display="none",
+        log_dir=str(tmp_path),
+        fail_on_error=False,
+    )
+    messages = [s.error.message if s.error else "" for s in samples_of(log)]
+    assert len(messages) == 3 and all("intervention=gold" in m for m in messages), messages
+    assert not any(s.scores for s in samples_of(log))
 
 
 @pytest.mark.parametrize(

@@ -178,8 +178,8 @@ def test_user_errors_are_one_line_without_traceback(tmp_path, args, message):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["-S", "intervention=gold"], "choose the label-free -S intervention=evidence"),
-        (["-S", "risk_filter=label"], "blind protocol hides; choose from evidence, none"),
+        ("intervention: gold", "choose the label-free -S intervention=evidence"),
+        ("risk_filter: label", "blind protocol hides; choose from evidence, none"),
     ],
 )
 def test_a_label_reading_cmi_under_blind_stops_before_the_run(tmp_path, args, message):
@@ -191,9 +191,10 @@ def test_a_label_reading_cmi_under_blind_stops_before_the_run(tmp_path, args, me
         "2",
         "-T",
         "protocol=blind",
-        "--solver",
-        "cmi",
-        *args,
+        "-T",
+        "strategy=cmi",
+        "-T",
+        f"strategy_args={{{args}}}",
         check=False,
         display="plain",
     )
@@ -201,6 +202,28 @@ def test_a_label_reading_cmi_under_blind_stops_before_the_run(tmp_path, args, me
     assert result.returncode != 0 and "Traceback" not in printed, printed
     assert message in " ".join(printed.split())
     assert list(tmp_path.glob("*.eval")) == []  # no run started, so no log and no sample failed
+
+
+@SLOW
+def test_a_label_reading_solver_given_apart_fails_every_sample_with_the_refusal(tmp_path):
+    run_inspect_eval(
+        tmp_path,
+        "--model",
+        "fixed_latency/0",
+        "--limit",
+        "2",
+        "-T",
+        "protocol=blind",
+        "--solver",
+        "cmi",
+        "-S",
+        "intervention=gold",
+        check=False,
+        display="plain",
+    )
+    [log] = [read_eval_log(str(p)) for p in tmp_path.glob("*.eval")]  # inspect eval exits 0 even so
+    assert log.status == "error" and not any(s.scores for s in log.samples or [])
+    assert "choose the label-free -S intervention=evidence" in (log.error.message if log.error else "")
 
 
 @pytest.mark.slow  # inspect eval in a subprocess

@@ -16,7 +16,7 @@ from cmi_inspect.report.runs import strategy_calls
 from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Selection
 from cmi_inspect.strategies.cmi.diagnostics import logged_diagnostics
 from cmi_inspect.strategies.guard import CMI_CONFLICTS, MemoryGuard, Session
-from cmi_inspect.strategies.solvers import memory_strategy, strategy_solver_for, vector_memory
+from cmi_inspect.strategies.solvers import memory_strategy, strategy_solver_for
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import CachePolicy
@@ -125,8 +125,7 @@ def test_guard_evidence_filters_a_strategys_picks_and_the_prompt_it_writes(tmp_p
 
     def run(folder: str, **guard: str):
         [log] = inspect_eval(
-            causal_locomo(protocol="blind", data_file=str(release_file)),
-            solver=vector_memory(**guard),
+            causal_locomo(protocol="blind", data_file=str(release_file), strategy="vector_memory", strategy_args=guard),
             model="fixed_latency/0",
             display="none",
             log_dir=str(tmp_path / folder),
@@ -134,12 +133,12 @@ def test_guard_evidence_filters_a_strategys_picks_and_the_prompt_it_writes(tmp_p
             cache=CachePolicy(expiry=None),
         )
         assert log.status == "success", log.error
-        log = read_eval_log(log.location, resolve_attachments=True)  # as the hook named it
+        log = read_eval_log(log.location, resolve_attachments=True)
         return {str(s.id): s for s in samples_of(log)}, log
 
     plain, _ = run("plain")
     guarded, log = run("guarded", guard="evidence")
-    assert log.eval.task == "causal_locomo: vector_memory + guard (blind)"
+    assert log.eval.task_display_name == "causal_locomo: vector_memory + guard (blind)"
     assert "guard=evidence" in (log.eval.tags or [])
     records = {r.example_id: r for r in load_records(release_file)}
     guard, dropped_somewhere = MemoryGuard(), False

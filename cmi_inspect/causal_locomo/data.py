@@ -8,7 +8,6 @@ at a local copy laid out like the upstream data folder instead.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import tempfile
@@ -18,9 +17,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from cmi_inspect.errors import UserError
 from cmi_inspect.paths import cache_dir
@@ -39,9 +38,13 @@ TaskFamily = Literal[
     "multi_evidence_memory_qa",
     "inferential_memory_qa",
     "factual_memory_qa",
+    "unanswerable_memory_qa",
 ]
-"""The task families, in the paper's order: the one list of them."""
+"""The task families: the paper's four, in its order, then XL v3's questions that the
+conversation does not answer (LoCoMo's adversarial category): the one list of them."""
 TASK_FAMILIES: tuple[TaskFamily, ...] = get_args(TaskFamily)
+PAPER_FAMILIES: tuple[TaskFamily, ...] = TASK_FAMILIES[:4]
+"""The families the paper reports (its Table 2's columns)."""
 
 Split = Literal["train", "dev", "test"]
 """A data set's splits, by conversation (XL has them; the release has none)."""
@@ -142,6 +145,10 @@ class ScoringCriteria(_Lenient):
     max_words: int | None = None
     adversarial_answer: str | None = None
     judge_instructions: str = ""
+    answer_rule: str = Field(default="contains", exclude_if=lambda rule: rule == "contains")
+    """How an answer is credited (``answer_rules.ANSWER_RULES``): it ``contains`` the expected
+    answer (the paper's rule), or it ``abstains`` (XL v3's unanswerable questions); left
+    out of the criteria's JSON (and so of the judge's prompt) when ``contains``."""
 
 
 class ExampleRecord(_Lenient):
@@ -159,6 +166,10 @@ class ExampleRecord(_Lenient):
     split: Split | None = None
     """Where the example's conversation went (``train``, ``dev`` or ``test``), if the data
     set is split; not a label: it says nothing of a memory."""
+    dated_by_source: bool = Field(default=False, exclude_if=lambda dated: not dated)
+    """Every memory is dated by the session of the turn it was made from (XL v3), so the
+    blind view shows each date as it is (``blinding.blind_timestamps``); left out of a
+    record's JSON when false."""
 
 
 def user_path(path: str | Path) -> Path:
@@ -236,79 +247,3 @@ def pinned_file(relative: str, url: str, sha256: str) -> Path:
 def causal_locomo_path() -> Path:
     """Path of a verified copy of the release: local copy, cache, or a fresh download."""
     return pinned_file(CAUSAL_LOCOMO_PATH, CAUSAL_LOCOMO_URL, CAUSAL_LOCOMO_SHA256)
-
-
-def _field_path(loc: tuple[int | str, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
-    return out
-
-
-def parse_record(line: str, path: Path | str, lineno: int) -> ExampleRecord:
-    """Validate one JSONL line; errors name the file, line and field."""
-    try:
-        raw: Any = json.loads(line)
-    except json.JSONDecodeError as ex:
-        raise DataError(f"{path}, line {lineno}: not valid JSON ({ex.msg}).") from ex
-    if not isinstance(raw, dict):
-        raise DataError(f"{path}, line {lineno}: expected a JSON object.")
-    try:
-        return ExampleRecord.model_validate(raw)
-    except ValidationError as ex:
-        err = ex.errors()[0]
-        raise DataError(
-            f"{path}, line {lineno}, field '{_field_path(err['loc'])}': {err['msg']}."
-        ) from ex
-
-
-def load_records(path: Path | str) -> list[ExampleRecord]:
-    """Parse every non-empty line of a Causal-LoCoMo JSONL file."""
-    path = user_path(path)
-    if not path.is_file():
-        raise DataError(f"No such data file: {path}.")
-    records: list[ExampleRecord] = []
-    seen: set[str] = set()
-    with path.open("rb") as f:
-        for lineno, raw in enumerate(f, start=1):
-            line = _decode(raw.removeprefix(b"\xef\xbb\xbf") if lineno == 1 else raw, path, lineno)
-            if not line.strip():
-                continue
-            record = parse_record(line, path, lineno)
-            if record.example_id in seen:
-                raise DataError(
-                    f"{path}, line {lineno}, field 'example_id': duplicate id "
-                    f"{record.example_id!r}."
-                )
-            seen.add(record.example_id)
-            _check_ids(record, path, lineno)
-            records.append(record)
-    return records
-
-
-def _decode(raw: bytes, path: Path, lineno: int) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as ex:
-        raise DataError(
-            f"{path}, line {lineno}: not UTF-8 text (byte {ex.start + 1} of the line); "
-            "save the file as UTF-8."
-        ) from None
-
-
-def _check_ids(record: ExampleRecord, path: Path, lineno: int) -> None:
-    bank_ids: set[str] = set()
-    for i, memory in enumerate(record.memory_bank):
-        if memory.memory_id in bank_ids:
-            raise DataError(
-                f"{path}, line {lineno}, field 'memory_bank[{i}].memory_id': duplicate id "
-                f"{memory.memory_id!r}."
-            )
-        bank_ids.add(memory.memory_id)
-    for field in ("gold_memory_ids", "bad_memory_ids"):
-        for i, memory_id in enumerate(getattr(record, field)):
-            if memory_id not in bank_ids:
-                raise DataError(
-                    f"{path}, line {lineno}, field '{field}[{i}]': {memory_id!r} is "
-                    "not in memory_bank."
-                )

@@ -30,10 +30,10 @@ from cmi_inspect.causal_locomo.data import (
     PastSession,
     ScoringCriteria,
     causal_locomo_path,
-    load_records,
     sha256_of,
     user_path,
 )
+from cmi_inspect.causal_locomo.files import load_records
 from cmi_inspect.causal_locomo.protocol import ProtocolName, named_protocol
 from cmi_inspect.causal_locomo.view import Memory, memory_view
 from cmi_inspect.errors import UserError, choose

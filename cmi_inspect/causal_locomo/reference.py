@@ -5,7 +5,7 @@ Shown beside our results for comparison, always labelled as the paper's.
 
 from __future__ import annotations
 
-from cmi_inspect.causal_locomo.data import TASK_FAMILIES
+from cmi_inspect.causal_locomo.data import PAPER_FAMILIES
 
 PAPER_LABEL = "paper (GPT-4.1, judge GPT-5)"
 PAPER_URL = "https://arxiv.org/abs/2605.17641v1"
@@ -71,7 +71,7 @@ TABLE1: dict[str, dict[str, float]] = {
     },
 }
 
-_BY_FAMILY = {  # in TASK_FAMILIES' order
+_BY_FAMILY = {  # in PAPER_FAMILIES' order
     "cmi": (0.901, 0.754, 0.808, 0.985),
     "reflection_memory": (0.918, 0.738, 0.823, 0.660),
     "vector_memory": (0.925, 0.730, 0.731, 0.985),
@@ -81,7 +81,7 @@ _BY_FAMILY = {  # in TASK_FAMILIES' order
     "no_memory": (0.421, 0.442, 0.445, 0.350),
 }
 TABLE2: dict[str, dict[str, float]] = {
-    strategy: dict(zip(TASK_FAMILIES, scores, strict=True))
+    strategy: dict(zip(PAPER_FAMILIES, scores, strict=True))
     for strategy, scores in _BY_FAMILY.items()
 }
 

@@ -25,8 +25,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from cmi_inspect.causal_locomo.audit import audit, audit_items
-    from cmi_inspect.causal_locomo.data import load_records
     from cmi_inspect.causal_locomo.dataset import dataset_path
+    from cmi_inspect.causal_locomo.files import load_records
     from cmi_inspect.causal_locomo.protocol import named_protocol
     from cmi_inspect.report.audits import artefact_table
 

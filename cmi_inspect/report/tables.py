@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from cmi_inspect.causal_locomo import reference
-from cmi_inspect.causal_locomo.data import TASK_FAMILIES
+from cmi_inspect.causal_locomo.data import PAPER_FAMILIES
 from cmi_inspect.report.runs import METRIC_KEYS, Run
 from cmi_inspect.report.stats import Mean, fmt, plus_minus
 
@@ -95,7 +95,7 @@ NO_MEAN = Mean(math.nan, math.nan, 0)
 
 
 def table2(runs: list[Run]) -> str:
-    families: list[str] = list(TASK_FAMILIES)
+    families: list[str] = list(PAPER_FAMILIES)
     families += sorted({f for r in runs for f in r.by_family} - set(families))
     body = []
     for r in runs:

@@ -26,6 +26,15 @@ def answer_items(answer: str) -> list[str]:
     return [p for p in parts if stems(p)] or [answer]
 
 
+def answer_pattern(text: str, answer: str) -> re.Pattern[str] | None:
+    """A pattern for the answer, or its longest item, as written in the text."""
+    for item in sorted({answer.strip(" ."), *answer_items(answer)}, key=len, reverse=True):
+        pattern = re.compile(rf"(?<!\w){re.escape(item)}(?!\w)", re.IGNORECASE)
+        if len(item) >= 3 and pattern.search(text):
+            return pattern
+    return None
+
+
 def answer_aliases(answer: str) -> list[str]:
     """The answer with each full date in its usual spellings, and a weekday resolved
     ("the Friday before 14 July 2023")."""

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from cmi_inspect.causal_locomo.data import Turn
 from cmi_inspect.dates import format_day
-from cmi_inspect.xl.answers import answer_items, same_value, stems
+from cmi_inspect.xl.answers import answer_pattern, same_value, stems
 from cmi_inspect.xl.locomo import ExampleContext
 from cmi_inspect.xl.memories import Draft, draft, draw_session, render_memory, restated_phrases
 from cmi_inspect.xl.params import (
@@ -37,20 +37,11 @@ class Attack:
 Generator = Callable[[ExampleContext, random.Random], Attack | None]
 
 
-def _answer_pattern(text: str, answer: str) -> re.Pattern[str] | None:
-    """A pattern for the answer, or its longest item, as written in the text."""
-    for item in sorted({answer.strip(" ."), *answer_items(answer)}, key=len, reverse=True):
-        pattern = re.compile(rf"(?<!\w){re.escape(item)}(?!\w)", re.IGNORECASE)
-        if len(item) >= 3 and pattern.search(text):
-            return pattern
-    return None
-
-
 def value_swap(ctx: ExampleContext, rng: random.Random) -> Attack | None:
     """Replace the answer in an evidence turn by another answer of the same category."""
     answer_words, question_words = stems(ctx.answer), stems(ctx.question)
     for source in ctx.evidence:
-        pattern = _answer_pattern(source.text, ctx.answer)
+        pattern = answer_pattern(source.text, ctx.answer)
         if pattern is None:
             continue
         options = [

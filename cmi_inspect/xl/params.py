@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import random
 
-from cmi_inspect.causal_locomo.data import TASK_FAMILIES, TaskFamily
+from cmi_inspect.causal_locomo.data import PAPER_FAMILIES, TaskFamily
 
 BUILDER_VERSION = "xl-2"
 """xl-1: one template for every memory; xl-2: phrasings, statements, splits by conversation."""
 XL_FILE = "causal_locomo_xl.jsonl"
 MANIFEST_FILE = "manifest.json"
 
-FAMILY_BY_CATEGORY: dict[int, TaskFamily] = dict(zip((2, 1, 3, 4), TASK_FAMILIES, strict=True))
+FAMILY_BY_CATEGORY: dict[int, TaskFamily] = dict(zip((2, 1, 3, 4), PAPER_FAMILIES, strict=True))
 """LoCoMo's question categories as the release mapped them: 2 temporal, 1 multi-hop,
 3 open-domain (inferential), 4 single-hop (factual); category 5 has no gold answer."""
 

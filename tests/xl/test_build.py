@@ -7,7 +7,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from cmi_inspect.causal_locomo.data import TASK_FAMILIES, sha256_of
+from cmi_inspect.causal_locomo.data import PAPER_FAMILIES, sha256_of
 from cmi_inspect.xl import (
     ATTACK_KINDS,
     BUILDER_VERSION,
@@ -142,7 +142,7 @@ def test_real_build_bytes_counts_splits_and_label_free_timestamps(tmp_path, loco
     assert manifest["examples"] + sum(manifest["dropped"].values()) == 1986
     assert manifest["dropped"]["no_gold_answer"] == 446
     assert manifest["examples"] >= 1100
-    assert set(manifest["families"]) == set(TASK_FAMILIES)
+    assert set(manifest["families"]) == set(PAPER_FAMILIES)
     assert set(manifest["attack_kinds"]) == set(ATTACK_KINDS)
     records = [json.loads(line) for line in (tmp_path / XL_FILE).read_text().splitlines()]
     poisoned = sum(r["metadata"]["contains_poisoned_memory"] for r in records) / len(records)

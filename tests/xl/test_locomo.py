@@ -6,7 +6,7 @@ import json
 import shutil
 
 import pytest
-from cmi_inspect.causal_locomo.data import TASK_FAMILIES, DataError
+from cmi_inspect.causal_locomo.data import PAPER_FAMILIES, DataError
 from cmi_inspect.xl import LOCOMO_PATH, locomo_path
 from cmi_inspect.xl.locomo import load_locomo, normalise_evidence
 from cmi_inspect.xl.params import FAMILY_BY_CATEGORY
@@ -56,7 +56,7 @@ def test_evidence_ids_are_cleaned_of_typos():
 
 
 def test_every_family_has_one_locomo_category():
-    assert sorted(FAMILY_BY_CATEGORY.values()) == sorted(TASK_FAMILIES)
+    assert sorted(FAMILY_BY_CATEGORY.values()) == sorted(PAPER_FAMILIES)
     assert FAMILY_BY_CATEGORY[2] == "temporal_memory_qa" and FAMILY_BY_CATEGORY[4] == "factual_memory_qa"
 
 

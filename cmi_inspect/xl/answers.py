@@ -28,7 +28,7 @@ def answer_items(answer: str) -> list[str]:
 
 def answer_pattern(text: str, answer: str) -> re.Pattern[str] | None:
     """A pattern for the answer, or its longest item, as written in the text."""
-    for item in sorted({answer.strip(" ."), *answer_items(answer)}, key=len, reverse=True):
+    for item in sorted({answer.strip(" ."), *answer_items(answer)}, key=lambda i: (-len(i), i)):
         pattern = re.compile(rf"(?<!\w){re.escape(item)}(?!\w)", re.IGNORECASE)
         if len(item) >= 3 and pattern.search(text):
             return pattern

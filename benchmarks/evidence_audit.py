@@ -37,7 +37,8 @@ async def audit(dataset: str, limit: int | None, relevance: float) -> Counter[st
     counts: Counter[str] = Counter()
     for i, r in enumerate(records):
         sessions = sorted(r.past_sessions, key=lambda s: s.timestamp)
-        view = memory_view(r.example_id, r.memory_bank, "blind", [s.timestamp for s in sessions])
+        stamps = [s.timestamp for s in sessions]
+        view = memory_view(r.example_id, r.memory_bank, "blind", stamps, r.dated_by_source)
         ids = key_to_memory_id(r.example_id, r.memory_bank, "blind")
         label = {m.memory_id: m.label for m in r.memory_bank}
         request = r.current_task.instruction

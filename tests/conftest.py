@@ -188,6 +188,7 @@ def memory_task_for(record, protocol: str = "paper", model: Model | None = None,
             record.memory_bank,
             protocol,  # type: ignore[arg-type]
             [s.timestamp for s in record.past_sessions],
+            record.dated_by_source,
         ),
         sessions=sorted(record.past_sessions, key=lambda s: s.timestamp),
         protocol=protocol,  # type: ignore[arg-type]

@@ -3,8 +3,10 @@
 A running sample carries no answer key (``dataset.SampleView``), so nothing a strategy can
 reach through Inspect holds one. The scorers read the key from the data file the task
 named, checked against the sha256 the task recorded, and hold it as text (one JSON string
-per example, digested); they then check that what the sample carries is exactly what the
-key says it should carry, so a sample changed while it ran is reported, never scored.
+per example, digested; for a stored file, XL v3's, the example's line and its store's,
+expanded when read, ``files.expand``); they then check that what the sample carries is
+exactly what the key says it should carry, so a sample changed while it ran is reported,
+never scored. A task run with ``-T bank_size`` names it, and the key draws the same bank.
 """
 
 from __future__ import annotations
@@ -17,14 +19,17 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from cmi_inspect.causal_locomo.bank_size import smaller_bank
 from cmi_inspect.causal_locomo.data import ExampleRecord
 from cmi_inspect.causal_locomo.dataset import (
     CausalLocomoMetadata,
+    SampleView,
     differing_fields,
     load_examples,
     record_metadata,
     sample_view,
 )
+from cmi_inspect.causal_locomo.files import ExampleReference, MemoryStore, expand, read_lines
 from cmi_inspect.causal_locomo.protocol import ProtocolName
 
 
@@ -32,11 +37,27 @@ class AnswerKeyError(RuntimeError):
     """A sample is missing from the sealed key, or carries what the key does not say."""
 
 
+@dataclass(frozen=True)
+class _Sealed:
+    """A data file's key as text: each example's, and (a stored file's) each store's."""
+
+    examples: Mapping[str, str]
+    """Example id -> its record as JSON, or a stored file's example line."""
+    stores: Mapping[str, str]
+    """Store id -> its line (none for a file of inline records)."""
+
+
 @cache
-def _sealed(data_file: str, data_sha256: str) -> Mapping[str, str]:
-    """Example id -> its record as JSON, from the file with that content (read once a run)."""
-    records = load_examples(Path(data_file), data_sha256)
-    return MappingProxyType({r.example_id: r.model_dump_json() for r in records})
+def _sealed(data_file: str, data_sha256: str) -> _Sealed:
+    """The key of the file with that content (read once a run)."""
+    records = load_examples(Path(data_file), data_sha256)  # checks every line and id
+    lines = list(read_lines(data_file))
+    stores = {line.store.store_id: line.text for line in lines if line.store}
+    if not stores:
+        examples = {r.example_id: r.model_dump_json() for r in records}
+    else:
+        examples = {line.reference.example_id: line.text for line in lines if line.reference}
+    return _Sealed(MappingProxyType(examples), MappingProxyType(stores))
 
 
 @dataclass(frozen=True)
@@ -49,6 +70,8 @@ class SealedExample:
     data_sha256: str
     digest: str
     """The sha256 of the example's sealed record (its JSON text)."""
+    bank_size: int | None = None
+    """The task's ``-T bank_size``: ``record``'s bank is drawn down to it."""
 
     @property
     def metadata(self) -> CausalLocomoMetadata:
@@ -65,22 +88,21 @@ class SealedExample:
         """The fields in which a sample's metadata and target differ from what the key says
         it carries: its view while it runs, or the whole record once scored (empty: none)."""
         whole = self.metadata.model_dump(mode="json")
-        expected = (
-            whole
-            if "memory_bank" in carried
-            else sample_view(
-                self.record, self.protocol, self.data_file, self.data_sha256
-            ).model_dump(mode="json")
-        )
+        expected = whole if "memory_bank" in carried else self.view().model_dump(mode="json")
         fields = differing_fields(expected, carried)
         if any(target) and target != self.target:
             fields.append("target")
         return fields
 
+    def view(self) -> SampleView:
+        """What the example's sample carries while it runs."""
+        return sample_view(
+            self.record, self.protocol, self.data_file, self.data_sha256, self.bank_size
+        )
+
     def shown(self) -> dict[str, str]:
         """Key -> text of each memory as the sample's strategy was shown it."""
-        view = sample_view(self.record, self.protocol, self.data_file, self.data_sha256)
-        return {m.key: m.content for m in view.memories}
+        return {m.key: m.content for m in self.view().memories}
 
     def seal_record(self) -> dict[str, str]:
         """What a score records of the key it used: the data's and the example's sha256."""
@@ -88,16 +110,31 @@ class SealedExample:
 
 
 def sealed_example(
-    data_file: str, data_sha256: str, example_id: str, protocol: ProtocolName
+    data_file: str,
+    data_sha256: str,
+    example_id: str,
+    protocol: ProtocolName,
+    bank_size: int | None = None,
 ) -> SealedExample:
-    """The sealed key's entry for one example."""
-    text = _sealed(data_file, data_sha256).get(example_id)
+    """The sealed key's entry for one example, its bank drawn down to ``bank_size``."""
+    sealed = _sealed(data_file, data_sha256)
+    text = sealed.examples.get(example_id)
     if text is None:
         raise AnswerKeyError(f"Sample {example_id!r} is not in the answer key ({data_file}).")
+    if sealed.stores:
+        reference = ExampleReference.model_validate_json(text)
+        store = MemoryStore.model_validate_json(sealed.stores[reference.store_id])
+        record = expand(reference, store)
+    else:
+        record = ExampleRecord.model_validate_json(text)
+    if bank_size is not None or sealed.stores:
+        record = smaller_bank(record, bank_size) if bank_size is not None else record
+        text = record.model_dump_json()
     return SealedExample(
-        record=ExampleRecord.model_validate_json(text),
+        record=record,
         protocol=protocol,
         data_file=data_file,
         data_sha256=data_sha256,
         digest=hashlib.sha256(text.encode()).hexdigest(),
+        bank_size=bank_size,
     )

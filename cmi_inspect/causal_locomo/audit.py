@@ -71,7 +71,9 @@ def audit_items(records: Iterable[ExampleRecord], protocol: ProtocolName) -> lis
     items: list[AuditItem] = []
     for record in records:
         sessions = [s.timestamp for s in record.past_sessions]
-        view = memory_view(record.example_id, record.memory_bank, protocol, sessions)
+        view = memory_view(
+            record.example_id, record.memory_bank, protocol, sessions, record.dated_by_source
+        )
         ids = key_to_memory_id(record.example_id, record.memory_bank, protocol)
         labels = {m.memory_id: m.label for m in record.memory_bank}
         history = turn_words(record)

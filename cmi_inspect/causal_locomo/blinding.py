@@ -24,21 +24,29 @@ ANSWER_SUFFIX = re.compile(
 
 def strip_answer_suffix(content: str) -> str:
     """The memory text without its trailing answer sentence; other text is left unchanged."""
+    if "Resolved " not in content:  # the pattern's one literal: skip the search (XL banks)
+        return content
     return ANSWER_SUFFIX.sub("", content, count=1)
 
 
 def blind_timestamps(
-    example_id: str, bank: Sequence[MemoryRecord], session_timestamps: Sequence[int]
+    example_id: str,
+    bank: Sequence[MemoryRecord],
+    session_timestamps: Sequence[int],
+    keep_dates: bool = False,
 ) -> dict[str, int]:
     """The timestamp each memory is shown with under blind, by memory id.
 
     No memory is dated after the history: an agent's memory cannot postdate the
     conversations it came from, and in the release only harmful memories and four useful
-    ones were. A harmful memory is redated by ``_harmful_date``; every other memory keeps
-    its own date.
+    ones were. A harmful memory is redated by ``_harmful_date``, unless ``keep_dates``
+    (every memory is dated by the turn it was made from, XL v3's: its date is no
+    artefact, and its text says it); every other memory keeps its own date.
     """
     history_end = max(session_timestamps, default=None)
     shown = {m.memory_id: _within_history(m.timestamp, history_end) for m in bank}
+    if keep_dates:
+        return shown
     for memory in bank:
         if memory.label == "harmful":
             rng = random.Random(f"blind-timestamp/{example_id}/{memory.memory_id}")

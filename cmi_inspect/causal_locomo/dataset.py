@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from cmi_inspect.causal_locomo.bank_size import check_bank_size, smaller_bank
 from cmi_inspect.causal_locomo.data import (
     CAUSAL_LOCOMO_SHA256,
     SPLITS,
@@ -40,6 +41,9 @@ from cmi_inspect.errors import UserError, choose
 
 DATASETS = ("release", "xl")
 """``release``: the paper's 87 examples; ``xl``: Causal-LoCoMo-XL, built from LoCoMo."""
+XL_VERSIONS = (3, 2)
+"""Causal-LoCoMo-XL's versions (``-T xl_version``): 3, the default, and 2, kept so that
+earlier figures can be reproduced (docs/xl.md)."""
 
 
 class CausalLocomoMetadata(BaseModel, frozen=True):
@@ -55,6 +59,8 @@ class CausalLocomoMetadata(BaseModel, frozen=True):
     gold_behavior: str
     gold_memory_ids: list[str]
     bad_memory_ids: list[str]
+    dated_by_source: bool = Field(default=False, exclude_if=lambda dated: not dated)
+    """``ExampleRecord.dated_by_source``: the view shows every memory's own date."""
 
     @property
     def labels(self) -> dict[str, str]:
@@ -79,6 +85,9 @@ class SampleView(BaseModel, frozen=True):
     """Oldest first."""
     data_file: str
     data_sha256: str
+    bank_size: int | None = Field(default=None, exclude_if=lambda size: size is None)
+    """``-T bank_size``: the bank is a smaller one drawn from the example's (``bank_size``);
+    the scorers draw the same (left out when the bank is whole)."""
 
 
 EXAMPLE_ID = re.compile(r"(?P<conversation>.+)_qa_\d+")
@@ -140,33 +149,45 @@ def record_metadata(record: ExampleRecord, protocol: ProtocolName) -> CausalLoco
         gold_behavior=record.gold_behavior,
         gold_memory_ids=record.gold_memory_ids,
         bad_memory_ids=record.bad_memory_ids,
+        dated_by_source=record.dated_by_source,
     )
 
 
 def sample_view(
-    record: ExampleRecord, protocol: ProtocolName, data_file: str, data_sha256: str
+    record: ExampleRecord,
+    protocol: ProtocolName,
+    data_file: str,
+    data_sha256: str,
+    bank_size: int | None = None,
 ) -> SampleView:
-    """What the example's sample carries while it runs (``SampleView``)."""
+    """What the example's sample carries while it runs (``SampleView``); ``bank_size``
+    records that the record's bank was drawn smaller (``bank_size.smaller_bank``)."""
     sessions = sorted(record.past_sessions, key=lambda s: s.timestamp)
+    stamps = [s.timestamp for s in sessions]
     return SampleView(
         example_id=record.example_id,
         protocol=protocol,
         task_family=record.task_family,
         memories=memory_view(
-            record.example_id, record.memory_bank, protocol, [s.timestamp for s in sessions]
+            record.example_id, record.memory_bank, protocol, stamps, record.dated_by_source
         ),
         past_sessions=sessions,
         data_file=data_file,
         data_sha256=data_sha256,
+        bank_size=bank_size,
     )
 
 
 def record_to_sample(
-    record: ExampleRecord, protocol: ProtocolName, data_file: str, data_sha256: str
+    record: ExampleRecord,
+    protocol: ProtocolName,
+    data_file: str,
+    data_sha256: str,
+    bank_size: int | None = None,
 ) -> Sample:
     """The example's sample: its request and view, with no target (the gold answers are the
     scorers', read from the sealed key)."""
-    view = sample_view(record, protocol, data_file, data_sha256)
+    view = sample_view(record, protocol, data_file, data_sha256, bank_size)
     return Sample(
         id=record.example_id,
         input=record.current_task.instruction,
@@ -198,12 +219,14 @@ def in_split(records: list[ExampleRecord], split: str, source: str) -> list[Exam
     return [r for r in records if r.split == split]
 
 
-def dataset_path(dataset: str) -> Path:
-    """The verified data file of a named dataset (built or downloaded on first use)."""
+def dataset_path(dataset: str, xl_version: int = XL_VERSIONS[0]) -> Path:
+    """The verified data file of a named dataset (built or downloaded on first use); for
+    XL, of its version ``xl_version``."""
     if choose("dataset", dataset, DATASETS) == "xl":
         from cmi_inspect.xl import xl_path
 
-        return xl_path()
+        version = choose("xl_version", str(xl_version), [str(v) for v in XL_VERSIONS])
+        return xl_path(int(version))
     return causal_locomo_path()
 
 
@@ -213,10 +236,14 @@ def causal_locomo_dataset(
     data_file: str | Path | None = None,
     dataset: str = "release",
     split: str | None = None,
+    bank_size: int | None = None,
+    xl_version: int = XL_VERSIONS[0],
 ) -> MemoryDataset:
     """The benchmark (or a file in its schema), optionally restricted to some families and
-    to one split (``train``, ``dev`` or ``test``: XL's, by conversation)."""
+    to one split (``train``, ``dev`` or ``test``: XL's, by conversation), each bank drawn
+    down to ``bank_size`` memories (``bank_size.smaller_bank``)."""
     named_protocol(protocol)
+    bank_size = check_bank_size(bank_size)
     if split is not None:
         choose("split", split, SPLITS)
     families = list(task_families) if task_families else None
@@ -226,7 +253,7 @@ def causal_locomo_dataset(
             raise UserError(
                 f"Unknown task families {unknown}; choose from {', '.join(TASK_FAMILIES)}."
             )
-    path = user_path(data_file) if data_file else dataset_path(dataset)
+    path = user_path(data_file) if data_file else dataset_path(dataset, xl_version)
     if not path.is_file():
         raise DataError(f"No such data file: {path}.")
     digest = sha256_of(path)
@@ -235,7 +262,9 @@ def causal_locomo_dataset(
         source = "the release" if digest == CAUSAL_LOCOMO_SHA256 else path.name
         records = in_split(records, split, source)
     samples = [
-        record_to_sample(r, protocol, str(path), digest)
+        record_to_sample(
+            smaller_bank(r, bank_size) if bank_size else r, protocol, str(path), digest, bank_size
+        )  # fmt: skip
         for r in records
         if families is None or r.task_family in families
     ]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from inspect_ai.model import Model
 
+from cmi_inspect.causal_locomo.answer_rules import answer_rule
 from cmi_inspect.causal_locomo.data import ScoringCriteria
 from cmi_inspect.causal_locomo.hedge import Hedge
 from cmi_inspect.causal_locomo.negation import Negation
@@ -75,15 +76,16 @@ def alias_verdict(
     hedged: Hedge | None = None,
     negated: Negation | None = None,
 ) -> Verdict:
-    """1 if the response contains the expected answer or an alias and not the adversarial one,
-    does not hedge across several values of the answer's kind (``hedge``) and, when
-    ``negated`` is given (strict scoring), does not deny the answer (``negation``)."""
+    """1 if the response contains the expected answer or an alias (or, under the criteria's
+    ``abstains`` rule, says the conversation does not tell: ``answer_rules``) and not the
+    adversarial one, does not hedge across several values of the answer's kind (``hedge``)
+    and, when ``negated`` is given (strict scoring), does not deny the answer (``negation``)."""
     if hedged is not None and hedged.hedged:
         return Verdict(0.0, FALLBACK_JUDGE, hedged.describe())
     if negated is not None and negated.negated:
         return Verdict(0.0, FALLBACK_JUDGE, negated.describe())
     text = response.lower()
-    hit = next((a for a in answers(criteria) if a and a.lower() in text), None)
+    hit = answer_rule(criteria).matches(response, criteria)
     adversarial = criteria.adversarial_answer
     adopted = bool(adversarial) and str(adversarial).lower() in text
     score = 1.0 if hit and not adopted else 0.0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 
+from cmi_inspect.causal_locomo.answer_rules import answer_rule
 from cmi_inspect.causal_locomo.data import ScoringCriteria
 from cmi_inspect.text import word_count
 
@@ -49,7 +50,7 @@ def deterministic_score(response: str, criteria: ScoringCriteria) -> float:
     if criteria.required_steps:
         components.append(_fraction_contained(criteria.required_steps, text))
     if criteria.expected_answer:
-        components.append(1.0 if criteria.expected_answer.lower() in text else 0.0)
+        components.append(1.0 if answer_rule(criteria).credits(response, criteria) else 0.0)
     style = criteria.style.lower()
     if style:
         too_long = ("concise" in style or "short" in style) and words > 90

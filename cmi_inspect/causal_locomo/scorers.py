@@ -28,6 +28,7 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import TaskState
 
 from cmi_inspect.causal_locomo.answer_key import AnswerKeyError, SealedExample, sealed_example
+from cmi_inspect.causal_locomo.answer_rules import answer_rule
 from cmi_inspect.causal_locomo.data import ScoringCriteria
 from cmi_inspect.causal_locomo.hedge import Hedge, hedge
 from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION, Verdict, answers, judge_answer
@@ -48,11 +49,13 @@ SCORINGS = ("paper", "strict")
 """``-T scoring=``: how success is counted (the default is the protocol's, ``Protocol.scoring``)."""
 
 
-def sealed(state: TaskState, data_file: str, data_sha256: str, protocol: str) -> SealedExample:
+def sealed(
+    state: TaskState, data_file: str, data_sha256: str, protocol: str, bank_size: int | None
+) -> SealedExample:
     """The sample's entry of the sealed key, once what the sample carries is checked against
     it; the sample's metadata then becomes the whole record, for the log."""
     shown = named_protocol(protocol).name
-    example = sealed_example(data_file, data_sha256, str(state.sample_id), shown)
+    example = sealed_example(data_file, data_sha256, str(state.sample_id), shown, bank_size)
     changed = example.changed(state.metadata, list(state.target.target))
     if changed:
         strategy = state.store_as(MemorySelection).strategy or "none recorded"
@@ -108,8 +111,9 @@ async def answer_score(
     """The task score of one answer (``task_score``'s, and a replay's of a logged answer):
     the judge is ``grader``, else the offline alias match."""
     det = deterministic_score(response, criteria)
-    hedged = hedge(response, criteria.expected_answer, request)
-    negated = negation(response, answers(criteria), request)
+    reads = answer_rule(criteria).names_a_value  # an abstention names no value to hedge on
+    hedged = hedge(response, criteria.expected_answer, request) if reads else Hedge(False)
+    negated = negation(response, answers(criteria), request) if reads else Negation(False)
     strict = scoring == "strict"
     verdict = await judge_answer(
         grader, request, gold_behavior, criteria, response, hedged, negated if strict else None
@@ -134,7 +138,13 @@ async def answer_score(
         "negated": [mean()],
     }
 )
-def task_score(data_file: str, data_sha256: str, protocol: str, scoring: str = "paper") -> Scorer:
+def task_score(
+    data_file: str,
+    data_sha256: str,
+    protocol: str,
+    scoring: str = "paper",
+    bank_size: int | None = None,
+) -> Scorer:
     """0.7 x deterministic rules + 0.3 x judge; success when the score is at least 0.7.
 
     The judge is the ``grader`` model role when one is given, else the
@@ -153,11 +163,12 @@ def task_score(data_file: str, data_sha256: str, protocol: str, scoring: str = "
         protocol: The task's protocol.
         scoring: ``paper`` (success as the paper counts it) or ``strict`` (a hedge or a
             negated answer is never a success).
+        bank_size: The task's ``-T bank_size`` (the key draws the same bank).
     """
     choose("scoring", scoring, SCORINGS)
 
     async def score(state: TaskState, target: Target) -> Score:
-        example = sealed(state, data_file, data_sha256, protocol)
+        example = sealed(state, data_file, data_sha256, protocol, bank_size)
         exposure(state, example)  # an answer no recorded call gave is not scored
         meta = example.metadata
         response = state.output.completion
@@ -235,7 +246,9 @@ def _differences(seen: Exposure, names: dict[str, str]) -> list[str]:
 
 
 @scorer(metrics={**{key: [mean(), stderr()] for key in SELECTION_KEYS}, "undeclared": [count()]})
-def memory_selection(data_file: str, data_sha256: str, protocol: str) -> Scorer:
+def memory_selection(
+    data_file: str, data_sha256: str, protocol: str, bank_size: int | None = None
+) -> Scorer:
     """Recall, precision, useful F1, poison adoption, bad rejection and count of the selection.
 
     Labels are joined here, after the strategy ran: the strategy's keys are
@@ -247,10 +260,11 @@ def memory_selection(data_file: str, data_sha256: str, protocol: str) -> Scorer:
         data_file: The data file the answer key is read from.
         data_sha256: Its content's sha256, as the task recorded it.
         protocol: The task's protocol.
+        bank_size: The task's ``-T bank_size`` (the key draws the same bank).
     """
 
     async def score(state: TaskState, target: Target) -> Score:
-        example = sealed(state, data_file, data_sha256, protocol)
+        example = sealed(state, data_file, data_sha256, protocol, bank_size)
         seen = exposure(state, example)
         meta = example.metadata
         record = state.store_as(MemorySelection)

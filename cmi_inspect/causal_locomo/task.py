@@ -30,7 +30,7 @@ TASK_VERSION = 6
 """Bumped when the task's samples or scoring change (3: typed metadata, artefact-free blind;
 4: the data's sha256 in the version; 5: the answer key sealed, out of the running sample;
 6: strict scoring credits no answer that denies the expected answer).
-The logged version is ``TASK_VERSION-<sha256 prefix>``."""
+The logged version is ``TASK_VERSION-<sha256 prefix>``, with ``-bank<N>`` under ``-T bank_size``."""
 
 
 @task
@@ -43,6 +43,8 @@ def causal_locomo(
     split: str | None = None,
     strategy: str | None = None,
     strategy_args: dict[str, Any] | None = None,
+    bank_size: int | None = None,
+    xl_version: int = 3,
 ) -> Task:
     """The Causal-LoCoMo benchmark: memory selection on LoCoMo conversations.
 
@@ -63,7 +65,14 @@ def causal_locomo(
             kind asked for (dates, numbers, names), or that denies the expected answer it
             names ("It was not 7 May 2023"), as a success.
         split: ``train``, ``dev`` or ``test``: XL's splits by LoCoMo conversation (no
-            conversation in two); the release has none. Choose settings on train and dev only.
+            conversation in two; v3 keeps v2's); the release has none. Choose settings on
+            train and dev only.
+        strategy: A strategy's name: the task's own solver (``--solver`` overrides it).
+        strategy_args: Its arguments, as ``-S`` would give them.
+        bank_size: Draw each bank down to this many memories: every useful and harmful one
+            and the others closest to the request (docs/xl.md, "Bank size"); XL v3's bank
+            is otherwise its conversation's whole store.
+        xl_version: 3 (the default) or 2, with ``dataset=xl``.
     """
     if isinstance(task_families, str):
         task_families = [f.strip() for f in task_families.split(",") if f.strip()]
@@ -74,7 +83,15 @@ def causal_locomo(
             )
     shown = named_protocol(protocol)
     choose("scoring", scoring or shown.scoring, SCORINGS)  # checked before any data is read
-    samples = causal_locomo_dataset(protocol, task_families, data_file, dataset, split)  # type: ignore[arg-type]
+    samples = causal_locomo_dataset(
+        protocol,  # type: ignore[arg-type]
+        task_families,
+        data_file,
+        dataset,
+        split,
+        bank_size,
+        xl_version,
+    )
     view = SampleView.model_validate(samples[0].metadata)
     digest = view.data_sha256
     chosen = dict(strategy_args or {})
@@ -87,8 +104,8 @@ def causal_locomo(
         tags=run_tags(strategy, chosen, task_args) if strategy else None,
         # the scorers read the answer key from the data file, never from a sample
         scorer=[
-            task_score(view.data_file, digest, protocol, scoring or shown.scoring),
-            memory_selection(view.data_file, digest, protocol),
+            task_score(view.data_file, digest, protocol, scoring or shown.scoring, bank_size),
+            memory_selection(view.data_file, digest, protocol, bank_size),
         ],
         config=GenerateConfig(temperature=0.0, max_tokens=ANSWER_MAX_TOKENS),
         metadata={
@@ -98,6 +115,6 @@ def causal_locomo(
         },
         # the data's content is part of the task's identity: a rerun of a folder whose data
         # changed starts new logs instead of resuming ones scored against the old answer key
-        version=f"{TASK_VERSION}-{digest[:12]}",
+        version=f"{TASK_VERSION}-{digest[:12]}" + (f"-bank{bank_size}" if bank_size else ""),
         headline_metric="task_score.score",  # the mean task score, as View and the CLI show
     )

@@ -52,16 +52,18 @@ def memory_view(
     bank: Sequence[MemoryRecord],
     protocol: ProtocolName,
     session_timestamps: Sequence[int] = (),
+    keep_dates: bool = False,
 ) -> list[Memory]:
     """The sample's memory bank as the given protocol lets a strategy see it.
 
     ``session_timestamps`` (of the example's past sessions) bound the dates the
-    blind view shows.
+    blind view shows; ``keep_dates`` (a record ``dated_by_source``) shows every memory's
+    own date (``blinding.blind_timestamps``).
     """
     if not PROTOCOLS[protocol].label_free:
         return [Memory(m.memory_id, m.content, m.timestamp, m.scope, m.label) for m in bank]
     keys = blind_keys(example_id, bank)
-    dates = blind_timestamps(example_id, bank, session_timestamps)
+    dates = blind_timestamps(example_id, bank, session_timestamps, keep_dates)
     view = [
         Memory(keys[m.memory_id], strip_answer_suffix(m.content), dates[m.memory_id]) for m in bank
     ]

@@ -99,7 +99,11 @@ async def rescore(
 ) -> dict[str, float]:
     """A sample's task and selection figures, from its log entry and the data file alone."""
     example = sealed_example(
-        options["data_file"], options["data_sha256"], str(sample.id), options["protocol"]
+        options["data_file"],
+        options["data_sha256"],
+        str(sample.id),
+        options["protocol"],
+        options.get("bank_size"),
     )
     record = sample.store_as(MemorySelection)
     answer = sample.output.completion

@@ -72,7 +72,7 @@ def split_order(records: list[XLExample]) -> list[XLExample]:
     return [r for _, _, r in sorted(keyed, key=lambda k: (k[0], SPLITS.index(k[1])))]
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as tmp:
         tmp.write(data)
@@ -95,7 +95,7 @@ def build_xl(source: Path, out_dir: Path) -> dict[str, Any]:
     records = [r.model_copy(update={"split": splits[r.source_sample_id]}) for r in records]
     records = split_order(records)
     jsonl = out_dir / XL_FILE
-    _write_atomic(jsonl, "".join(r.line() for r in records).encode("utf-8"))
+    write_atomic(jsonl, "".join(r.line() for r in records).encode("utf-8"))
     kinds = Counter(m.attack_kind for r in records for m in r.memory_bank if m.attack_kind)
     manifest = {
         "source_sha256": sha256_of(source),
@@ -113,12 +113,12 @@ def build_xl(source: Path, out_dir: Path) -> dict[str, Any]:
         },
         "dropped": dict(sorted(dropped.items())),
     }
-    _write_atomic(out_dir / MANIFEST_FILE, (json.dumps(manifest, indent=2) + "\n").encode())
+    write_atomic(out_dir / MANIFEST_FILE, (json.dumps(manifest, indent=2) + "\n").encode())
     return manifest
 
 
-def xl_path() -> Path:
-    """Causal-LoCoMo-XL, built into the cache on first use and reused while it checks out."""
+def xl2_path() -> Path:
+    """Causal-LoCoMo-XL v2, built into the cache on first use and reused while it checks out."""
     out_dir = cache_dir() / "xl" / f"{BUILDER_VERSION}-{LOCOMO_SHA256[:12]}"
     jsonl, manifest_path = out_dir / XL_FILE, out_dir / MANIFEST_FILE
     if jsonl.is_file() and manifest_path.is_file():

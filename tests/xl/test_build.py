@@ -87,13 +87,13 @@ def test_each_record_carries_its_conversation_split(mini_build, mini_lines):
 def test_xl_path_builds_once_and_rebuilds_when_tampered(tmp_path, monkeypatch):
     monkeypatch.setenv("CMI_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(build, "locomo_path", lambda: LOCOMO_MINI)
-    path = xl_path()
+    path = xl_path(2)
     assert path.parent.parent == tmp_path / "xl"
     built = path.stat().st_mtime_ns
-    assert xl_path() == path and path.stat().st_mtime_ns == built
+    assert xl_path(2) == path and path.stat().st_mtime_ns == built
     good = path.read_bytes()
     path.write_bytes(good + b"\n")
-    assert xl_path().read_bytes() == good
+    assert xl_path(2).read_bytes() == good
 
 
 def _timestamp_aucs(records: list[dict[str, Any]]) -> dict[str, float]:

@@ -80,8 +80,9 @@ async def logged_inputs(
     protocol showed it, the request, CMI's record, and the candidates' cosines to the
     request by ``embedder``."""
     sessions = sorted(meta.past_sessions, key=lambda s: s.timestamp)
+    stamps = [s.timestamp for s in sessions]
     view = memory_view(
-        meta.example_id, meta.memory_bank, meta.protocol, [s.timestamp for s in sessions]
+        meta.example_id, meta.memory_bank, meta.protocol, stamps, meta.dated_by_source
     )
     bank = {m.key: m.content for m in view}
     request = sample_request(sample)

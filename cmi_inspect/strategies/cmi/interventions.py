@@ -67,7 +67,9 @@ def gold_answer_scorer(state: TaskState) -> AnswerScorer:
     the strategy runs, from the sealed key the sample names."""
     view = state.metadata_as(SampleView)
     PROTOCOLS[view.protocol].refuse(GOLD_REFUSAL)
-    example = sealed_example(view.data_file, view.data_sha256, view.example_id, view.protocol)
+    example = sealed_example(
+        view.data_file, view.data_sha256, view.example_id, view.protocol, view.bank_size
+    )
     return answer_key_scorer(example.record.scoring_criteria)
 
 

@@ -16,7 +16,7 @@ from cmi_inspect.causal_locomo.data import SPLITS, TASK_FAMILIES, sha256_of
 from cmi_inspect.causal_locomo.files import ExampleReference, MemoryStore, expand
 from cmi_inspect.dates import format_day
 from cmi_inspect.paths import cache_dir
-from cmi_inspect.xl.build import _write_atomic
+from cmi_inspect.xl.build import write_atomic
 from cmi_inspect.xl.locomo import (
     LOCOMO_SHA256,
     Conversation,
@@ -173,13 +173,13 @@ def build_xl3(source: Path, out_dir: Path, inline: bool = False) -> dict[str, An
     examples = stratified_order([e for p in parts for e in p.examples])
     path = out_dir / STORE_FILE
     text = "".join(_line(s) for s in stores) + "".join(_line(e) for e in examples)
-    _write_atomic(path, text.encode("utf-8"))
+    write_atomic(path, text.encode("utf-8"))
     if inline:
         _write_inline(out_dir / INLINE_FILE, stores, examples)
     manifest = _manifest(source, path, parts, examples)
     if inline:
         manifest["inline_sha256"] = sha256_of(out_dir / INLINE_FILE)
-    _write_atomic(out_dir / MANIFEST_FILE, (json.dumps(manifest, indent=2) + "\n").encode())
+    write_atomic(out_dir / MANIFEST_FILE, (json.dumps(manifest, indent=2) + "\n").encode())
     return manifest
 
 

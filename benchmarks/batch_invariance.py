@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from cmi_inspect.causal_locomo.data import causal_locomo_path
-from cmi_inspect.causal_locomo.files import load_records
+from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.prompts import history_prompt
 from cmi_inspect.local_model import EngineConfig
 from cmi_inspect.local_model.llamacpp import LlamaCpp

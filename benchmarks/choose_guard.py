@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from inspect_ai.model import get_model
 
 from cmi_inspect.causal_locomo.data import ExampleRecord
+from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.dataset import dataset_path, sample_view
-from cmi_inspect.causal_locomo.files import load_records
 from cmi_inspect.causal_locomo.measures import selection_metrics
 from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.strategies.base import MemoryTask

@@ -21,8 +21,8 @@ import argparse
 import asyncio
 from collections import Counter
 
+from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.dataset import dataset_path
-from cmi_inspect.causal_locomo.files import load_records
 from cmi_inspect.causal_locomo.view import key_to_memory_id, memory_view
 from cmi_inspect.retrieval import make_embedder
 from cmi_inspect.strategies.cmi import PROFILES, CMIConfig

@@ -17,7 +17,7 @@ import platform
 import time
 
 from cmi_inspect.causal_locomo.data import causal_locomo_path
-from cmi_inspect.causal_locomo.files import load_records
+from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.prompts import history_prompt, memory_prompt
 from cmi_inspect.local_model import EngineConfig, choose_extra_bufts, engine_for, resolve_gguf
 

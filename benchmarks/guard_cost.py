@@ -18,8 +18,8 @@ import time
 
 from inspect_ai.model import get_model
 
+from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.dataset import dataset_path, sample_view
-from cmi_inspect.causal_locomo.files import load_records
 from cmi_inspect.strategies.base import MemoryTask
 from cmi_inspect.strategies.guard import MemoryGuard
 from cmi_inspect.strategies.vector import VectorMemory

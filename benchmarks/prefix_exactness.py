@@ -21,7 +21,7 @@ import numpy as np
 from inspect_ai.model import get_model
 
 from cmi_inspect.causal_locomo.data import causal_locomo_path
-from cmi_inspect.causal_locomo.files import load_records
+from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.prompts import history_prompt
 from cmi_inspect.local_model import GGUFModel, large_prefix, reusable_prefix
 

@@ -138,14 +138,14 @@ def locomo_file() -> Path:
 
 @pytest.fixture(scope="session")
 def real_records(release_file):
-    from cmi_inspect.causal_locomo.files import load_records
+    from cmi_inspect.causal_locomo.data_files import load_records
 
     return load_records(release_file)
 
 
 @pytest.fixture(scope="session")
 def synthetic_records():
-    from cmi_inspect.causal_locomo.files import load_records
+    from cmi_inspect.causal_locomo.data_files import load_records
 
     return load_records(SYNTHETIC)
 

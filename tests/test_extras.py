@@ -40,7 +40,7 @@ def _hashing(_: Path) -> object:
 
 def _audit(_: Path) -> object:
     from cmi_inspect.causal_locomo.audit import audit, audit_items
-    from cmi_inspect.causal_locomo.files import load_records
+    from cmi_inspect.causal_locomo.data_files import load_records
 
     from conftest import SYNTHETIC
 

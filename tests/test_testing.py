@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 from cmi_inspect import MemoryStrategy, Pick, Selection, memory_prompt
-from cmi_inspect.causal_locomo.files import load_records
+from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.strategies.base import MemoryTask
 from cmi_inspect.strategies.vector import VectorMemory

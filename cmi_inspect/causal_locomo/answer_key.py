@@ -4,7 +4,7 @@ A running sample carries no answer key (``dataset.SampleView``), so nothing a st
 reach through Inspect holds one. The scorers read the key from the data file the task
 named, checked against the sha256 the task recorded, and hold it as text (one JSON string
 per example, digested; for a stored file, XL v3's, the example's line and its store's,
-expanded when read, ``files.expand``); they then check that what the sample carries is
+expanded when read, ``data_files.expand``); they then check that what the sample carries is
 exactly what the key says it should carry, so a sample changed while it ran is reported,
 never scored. A task run with ``-T bank_size`` names it, and the key draws the same bank.
 """
@@ -21,6 +21,7 @@ from typing import Any
 
 from cmi_inspect.causal_locomo.bank_size import smaller_bank
 from cmi_inspect.causal_locomo.data import ExampleRecord
+from cmi_inspect.causal_locomo.data_files import ExampleReference, MemoryStore, expand, read_lines
 from cmi_inspect.causal_locomo.dataset import (
     CausalLocomoMetadata,
     SampleView,
@@ -29,7 +30,6 @@ from cmi_inspect.causal_locomo.dataset import (
     record_metadata,
     sample_view,
 )
-from cmi_inspect.causal_locomo.files import ExampleReference, MemoryStore, expand, read_lines
 from cmi_inspect.causal_locomo.protocol import ProtocolName
 
 

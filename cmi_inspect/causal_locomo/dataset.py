@@ -34,7 +34,7 @@ from cmi_inspect.causal_locomo.data import (
     sha256_of,
     user_path,
 )
-from cmi_inspect.causal_locomo.files import load_records
+from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.protocol import ProtocolName, named_protocol
 from cmi_inspect.causal_locomo.view import Memory, memory_view
 from cmi_inspect.errors import UserError, choose

@@ -40,7 +40,7 @@ AUC_BOUNDS = (0.40, 0.60)
 CLASSIFIER_LIMIT = 0.62
 FOLDS = 10
 FIRST_WORD_MIN = 5
-"""A first word seen fewer times in the training conversations counts as rare."""
+"""How many training items of the overall share a first word's rate is smoothed with."""
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 
 
@@ -81,14 +81,20 @@ def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 class _Bank:
-    """A bank's word sets, and its history's 3-grams, read once for all its examples."""
+    """A bank's word sets, its history's 3-grams and its memories' largest overlaps, read
+    once for all the examples that share it."""
 
     def __init__(self, record: ExampleRecord) -> None:
         self.words = [(m.memory_id, _words(m.content)) for m in record.memory_bank]
         self.history = frozenset().union(*(_trigrams(s.content) for s in record.past_sessions))
+        self.overlaps: dict[str, float] = {}
 
     def largest_overlap(self, memory_id: str, words: frozenset[str]) -> float:
-        return max((_overlap(words, w) for i, w in self.words if i != memory_id), default=0.0)
+        if memory_id not in self.overlaps:
+            self.overlaps[memory_id] = max(
+                (_overlap(words, w) for i, w in self.words if i != memory_id), default=0.0
+            )
+        return self.overlaps[memory_id]
 
 
 def _bank_key(record: ExampleRecord) -> tuple[object, ...]:
@@ -140,28 +146,36 @@ def _folds(groups: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]]:
     return [(np.where(index != f)[0], np.where(index == f)[0]) for f in sorted(set(index))]
 
 
+def _word_rates(items: Sequence[FormItem], labels: np.ndarray, train: np.ndarray) -> np.ndarray:
+    """Each item's share of positives among the training items with its first word,
+    smoothed towards the training share by FIRST_WORD_MIN items of it."""
+    prior = labels[train].mean() if len(train) else 0.5
+    counts: dict[str, list[float]] = {}
+    for i in train:
+        counts.setdefault(items[i].first_word, [0.0, 0.0])
+        counts[items[i].first_word][0] += float(labels[i])
+        counts[items[i].first_word][1] += 1.0
+    rates = [counts.get(i.first_word, [0.0, 0.0]) for i in items]
+    return np.array([(k + FIRST_WORD_MIN * prior) / (n + FIRST_WORD_MIN) for k, n in rates])
+
+
 def first_word_scores(items: Sequence[FormItem], positive: str = "harmful") -> np.ndarray:
     """Out-of-fold share of ``positive`` among the items of the training conversations
-    with the same first word (smoothed towards the training share; rare words pooled)."""
+    with the same first word (``_word_rates``)."""
     out = np.full(len(items), 0.5)
     labels = np.array([i.label == positive for i in items])
     for train, test in _folds([i.group for i in items]):
-        prior = labels[train].mean() if len(train) else 0.5
-        counts: dict[str, list[float]] = {}
-        for i in train:
-            counts.setdefault(items[i].first_word, []).append(float(labels[i]))
-        for i in test:
-            seen = counts.get(items[i].first_word, [])
-            out[i] = (sum(seen) + FIRST_WORD_MIN * prior) / (len(seen) + FIRST_WORD_MIN)
+        out[test] = _word_rates(items, labels, train)[test]
     return out
 
 
-def _design(items: Sequence[FormItem], train: np.ndarray, words: list[str]) -> np.ndarray:
+def _design(items: Sequence[FormItem], labels: np.ndarray, train: np.ndarray) -> np.ndarray:
+    """The numeric features standardised on the training items, and the first word's
+    training rate (``_word_rates``)."""
     numeric = np.array([i.features for i in items], dtype=float)
     mean, std = numeric[train].mean(axis=0), numeric[train].std(axis=0)
     scaled = (numeric - mean) / np.where(std > 0, std, 1.0)
-    onehot = np.array([[float(i.first_word == w) for w in words] for i in items])
-    return np.hstack([scaled, onehot]) if words else scaled
+    return np.hstack([scaled, _word_rates(items, labels, train)[:, None]])
 
 
 def surface_scores(
@@ -181,11 +195,7 @@ def surface_scores(
     for train, test in splits:
         if len(set(labels[train])) < 2:
             continue
-        seen: dict[str, int] = {}
-        for i in train:
-            seen[items[i].first_word] = seen.get(items[i].first_word, 0) + 1
-        words = sorted(w for w, n in seen.items() if n >= FIRST_WORD_MIN)
-        design = _design(items, train, words)
+        design = _design(items, labels, train)
         model = linear.LogisticRegression(max_iter=2000, class_weight="balanced")
         model.fit(design[train], labels[train])
         out[test] = model.predict_proba(design[test])[:, 1]

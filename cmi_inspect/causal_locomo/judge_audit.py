@@ -31,7 +31,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from pydantic import BaseModel, ValidationError
 
 from cmi_inspect.causal_locomo.data import DataError, ExampleRecord, ScoringCriteria
-from cmi_inspect.causal_locomo.files import load_records
+from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.hedge import AnswerKind, answer_kind, names, values
 from cmi_inspect.causal_locomo.judge import ACCEPT, alias_verdict, answers, judge_answer
 from cmi_inspect.causal_locomo.negation import negation

@@ -1,4 +1,4 @@
-"""``cmi-inspect audit``: how well surface artefacts of a view give its labels away."""
+"""``cmi-inspect audit``: how well surface artefacts give labels away."""
 
 from __future__ import annotations
 
@@ -13,9 +13,19 @@ HELP = "how well surface artefacts give labels away"
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", default="release", help="release (default) or xl")
+    parser.add_argument("--xl-version", type=int, choices=(3, 2), default=3, help="XL's: 3 or 2")
     parser.add_argument("--data-file", help="a JSONL file in the release's schema instead")
     parser.add_argument("--protocol", default="blind", help="the view: blind (default) or paper")
     parser.add_argument("--json", action="store_true", help="print the AUCs as one JSON object")
+    parser.add_argument(
+        "--form",
+        action="store_true",
+        help="the form audit: surface features of harmful against useful memories, each and "
+        "together (a logistic regression cross-validated by conversation)",
+    )
+    parser.add_argument(
+        "--bank-size", type=int, help="draw each bank down to N memories, as -T bank_size does"
+    )
     parser.add_argument(
         "--conflicts",
         action="store_true",
@@ -24,18 +34,37 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cmi_inspect.causal_locomo.audit import audit, audit_items
+    from cmi_inspect.causal_locomo.bank_size import check_bank_size, smaller_bank
+    from cmi_inspect.causal_locomo.data_files import load_records
     from cmi_inspect.causal_locomo.dataset import dataset_path
-    from cmi_inspect.causal_locomo.files import load_records
     from cmi_inspect.causal_locomo.protocol import named_protocol
-    from cmi_inspect.report.audits import artefact_table
+    from cmi_inspect.errors import UserError
 
     protocol = named_protocol(args.protocol).name
-    path = Path(args.data_file) if args.data_file else dataset_path(args.dataset)
-    items = audit_items(load_records(path), protocol)
-    result: dict[str, Any] = audit(items)
-    title = f"{path.name}, {protocol} view"
-    text = artefact_table(result, title)
+    size = check_bank_size(args.bank_size)
+    path = Path(args.data_file) if args.data_file else dataset_path(args.dataset, args.xl_version)
+    records = load_records(path)
+    if size:
+        records = [smaller_bank(r, size) for r in records]
+    if args.form:
+        from cmi_inspect.causal_locomo.form_audit import form_audit, form_items
+        from cmi_inspect.report.audits import form_table
+
+        result: dict[str, Any] = form_audit(form_items(records))
+        title = f"{path.name}: form, harmful against useful"
+        print(json.dumps(result) if args.json else form_table(result, title))
+        return 0
+    if not size and any(len(r.memory_bank) > 100 for r in records):
+        raise UserError(
+            f"{path.name} holds banks of hundreds of memories (XL v3's stores): the artefact "
+            "audit reads every pair of them; give --bank-size N (8, say), or run --form."
+        )
+    from cmi_inspect.causal_locomo.audit import audit, audit_items
+    from cmi_inspect.report.audits import artefact_table
+
+    items = audit_items(records, protocol)
+    result = audit(items)
+    text = artefact_table(result, f"{path.name}, {protocol} view")
     if args.conflicts:
         from cmi_inspect.strategies.cmi.conflict_audit import conflict_shares, conflict_table
 

@@ -1,6 +1,7 @@
-"""The two audits' results as text: how far a view gives labels away (``cmi-inspect
-audit``), and how often the judge accepts answers of known correctness (``cmi-inspect
-judge-audit``, and its section of ``cmi-inspect report --judge-audit``)."""
+"""The audits' results as text: how far a view gives labels away (``cmi-inspect audit``),
+how far the surface of a memory does (``--form``), and how often the judge accepts answers
+of known correctness (``cmi-inspect judge-audit``, and its section of ``cmi-inspect report
+--judge-audit``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from cmi_inspect.causal_locomo.audit import COMPARISONS, CONTROLLED
+from cmi_inspect.causal_locomo.form_audit import AUC_BOUNDS, CLASSIFIER_LIMIT, FOLDS
 from cmi_inspect.causal_locomo.judge_audit import KINDS, AuditResult, read_audit
 
 
@@ -77,3 +79,36 @@ def judge_section(path: Path) -> str:
         "specific_wrong, adversarial and negated acceptance are false accepts.\n\n"
         + judge_table(read_audit(path))
     )
+
+
+def form_table(result: Mapping[str, Any], title: str) -> str:
+    """``cmi-inspect audit --form``'s result as Markdown: each surface feature's AUC for
+    harmful against useful, the regression on all of them, and the AUCs by attack kind."""
+    lo, hi = AUC_BOUNDS
+    items = result["items"]
+    lines = [
+        f"### {title}",
+        "",
+        f"{items['harmful']} harmful and {items['useful']} useful memories of "
+        f"{result['groups']} conversations (an example's memory counts once per example).",
+        "",
+        f"| feature | AUC harmful vs useful | within {lo:.2f}-{hi:.2f} |",
+        "|---|---|---|",
+    ]
+    for name, value in result["features"].items():
+        ok = "n/a" if value is None else ("yes" if lo <= value <= hi else "no")
+        lines.append(f"| {name} | {_rate(value)} | {ok} |")
+    value = result["classifier"]
+    ok = "n/a" if value is None else ("yes" if value <= CLASSIFIER_LIMIT else "no")
+    lines.append(
+        f"| logistic regression on all, {FOLDS} folds by conversation | {_rate(value)} | "
+        f"at most {CLASSIFIER_LIMIT:.2f}: {ok} |"
+    )
+    kinds = result["by_kind"]
+    if kinds:
+        features = list(next(iter(kinds.values())))
+        lines += ["", "| kind vs useful | " + " | ".join(features) + " |"]
+        lines.append("|---" * (1 + len(features)) + "|")
+        for kind, aucs in kinds.items():
+            lines.append(f"| {kind} | " + " | ".join(_rate(aucs[f]) for f in features) + " |")
+    return "\n".join(lines) + "\n"

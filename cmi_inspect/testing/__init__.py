@@ -24,7 +24,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.solver import Solver, solver
 
 from cmi_inspect.causal_locomo.data import ExampleRecord
-from cmi_inspect.causal_locomo.files import load_records
+from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.protocol import PROTOCOLS, ProtocolName
 from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.strategies.arguments import build_strategy

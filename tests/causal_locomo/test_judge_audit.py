@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from cmi_inspect.causal_locomo.files import load_records
+from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.judge import Verdict, majority
 from cmi_inspect.causal_locomo.judge_audit import KINDS, VAGUE, audit_result, calibration_answers, judge_calibration
 from cmi_inspect.cli import main

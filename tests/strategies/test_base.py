@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import partial
 
 import pytest
-from cmi_inspect.causal_locomo.files import load_records
+from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.strategies.solvers import graph_memory, reflection_memory, summary_memory, vector_memory
 from hostile import GIVE_UP

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from cmi_inspect import strategies
-from cmi_inspect.causal_locomo.files import load_records
+from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.prompts import no_memory_prompt
 from cmi_inspect.causal_locomo.selection import MemorySelection
 from cmi_inspect.causal_locomo.view import key_to_memory_id

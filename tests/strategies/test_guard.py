@@ -7,8 +7,8 @@ import runpy
 from pathlib import Path
 
 import pytest
+from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.dataset import sample_view
-from cmi_inspect.causal_locomo.files import load_records
 from cmi_inspect.causal_locomo.selection import MemorySelection
 from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.errors import UserError

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from cmi_inspect.causal_locomo.data import ExampleRecord
-from cmi_inspect.causal_locomo.files import load_records
+from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.xl import XL_FILE
 from cmi_inspect.xl.records import XLExample, build_record
 

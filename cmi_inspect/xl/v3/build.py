@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from cmi_inspect.causal_locomo.data import SPLITS, TASK_FAMILIES, sha256_of
-from cmi_inspect.causal_locomo.files import ExampleReference, MemoryStore, expand
+from cmi_inspect.causal_locomo.data_files import ExampleReference, MemoryStore, expand
 from cmi_inspect.dates import format_day
 from cmi_inspect.paths import cache_dir
 from cmi_inspect.xl.build import write_atomic
@@ -244,7 +244,7 @@ def _manifest(
             for p in sorted(parts, key=lambda p: p.store.store_id)
         },
         "conversations": dict(sorted(Counter(e.store_id for e in examples).items())),
-        "splits": {s: sorted(c for c, t in LEGACY_SPLITS.items() if t == s) for s in SPLITS},
+        "splits": {s: sorted(c for c in sizes if LEGACY_SPLITS.get(c) == s) for s in SPLITS},
         "dropped": dict(sorted(dropped.items())),
     }
 

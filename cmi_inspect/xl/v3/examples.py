@@ -23,7 +23,7 @@ from cmi_inspect.causal_locomo.data import (
     Split,
     TaskFamily,
 )
-from cmi_inspect.causal_locomo.files import ExampleReference
+from cmi_inspect.causal_locomo.data_files import ExampleReference
 from cmi_inspect.xl.answers import answer_aliases, must_not_include
 from cmi_inspect.xl.locomo import ExampleContext
 from cmi_inspect.xl.v3.history import History

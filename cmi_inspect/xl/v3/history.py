@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from cmi_inspect.causal_locomo.data import Turn
-from cmi_inspect.xl.locomo import Conversation, Session
+from cmi_inspect.xl.locomo import Conversation, Session, normalise_evidence
 from cmi_inspect.xl.phrasing import stated_words
-from cmi_inspect.xl.v3.params import seeded
+from cmi_inspect.xl.v3.params import FILLER_POOL, seeded
 from cmi_inspect.xl.v3.plan import Insert
 
 Gap = tuple[int, int]
@@ -121,16 +121,18 @@ def _run(
 
 
 class _Fillers:
-    """Filler turns: a speaker's own turns that state nothing (questions, pleasantries),
-    drawn in turn from a seeded shuffle of them."""
+    """Filler turns: a speaker's own turns that state least (questions, pleasantries), the
+    FILLER_POOL of them that state fewest words and are no question's evidence, drawn in
+    turn from a seeded shuffle."""
 
     def __init__(self, conv: Conversation) -> None:
         self.speakers = conv.speakers
         self.pools: dict[str, list[str]] = {}
+        evidence = {i for item in conv.qa for i in normalise_evidence(item.get("evidence", []))}
         for speaker in conv.speakers:
-            turns = [t for s in conv.sessions.values() for t in s.turns if t.speaker == speaker]
-            fewest = min(stated_words(t.text) for t in turns)
-            pool = sorted({t.text for t in turns if stated_words(t.text) == fewest})
+            turns = (t for s in conv.sessions.values() for t in s.turns)
+            texts = {t.text for t in turns if t.speaker == speaker and t.dia_id not in evidence}
+            pool = sorted(texts, key=lambda text: (stated_words(text), text))[:FILLER_POOL]
             seeded(conv.sample_id, "fillers", speaker).shuffle(pool)
             self.pools[speaker] = pool
         self.used = dict.fromkeys(conv.speakers, 0)

@@ -27,6 +27,9 @@ UNANSWERABLE_RATIO = 1 / 9
 """Unanswerable examples per answerable one, in each conversation: LoCoMo's adversarial
 questions, the first by a hash of their id (``build``), so that they are a tenth of XL v3."""
 
+FILLER_POOL = 40
+"""A filler turn is one of its speaker's FILLER_POOL turns that state fewest words."""
+
 LEGACY_SPLITS: dict[str, Split] = {
     **dict.fromkeys(("conv-30", "conv-42", "conv-43", "conv-44", "conv-48", "conv-49"), "train"),
     **dict.fromkeys(("conv-26", "conv-50"), "dev"),

@@ -44,7 +44,7 @@ from cmi_inspect.xl.v3.slots import (
     meaning,
     states_answer,
 )
-from cmi_inspect.xl.v3.speech import addressed, quoted, said_value
+from cmi_inspect.xl.v3.speech import addressed, quoted, said_value, unaddressed
 
 COPIES = ("stale", "hearsay", "injected")
 """The channels whose turn is a copy of the evidence turn."""
@@ -145,10 +145,11 @@ def _said_by(where: Where, role: str, text: str, rng: random.Random) -> tuple[st
     said, owner = statements(text), where.turn.speaker
     if role == "stale":
         return owner, said
-    text = addressed(said)
+    conv = where.ctx.conv
+    text = addressed(unaddressed(said, conv.listener(owner)))
     if role == "injected":
-        text = quoted(rng.choice(INJECTED_LEADS), text)
-    return where.ctx.conv.listener(owner), text
+        text = quoted(rng.choice(INJECTED_LEADS), text, conv.entities)
+    return conv.listener(owner), text
 
 
 def _session(where: Where, role: str, truthful: bool, rng: random.Random) -> Session:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from cmi_inspect.causal_locomo.data import Turn
 from cmi_inspect.dates import date_mentions, format_day
+from cmi_inspect.text import NUMBER_WORDS
 from cmi_inspect.xl.answers import answer_pattern, same_value, stems
 from cmi_inspect.xl.locomo import ExampleContext, Session
 from cmi_inspect.xl.memories import is_sound, restated_phrases
@@ -93,8 +94,19 @@ class Edit:
     """value_swap, entity_swap or temporal_shift."""
 
 
+def _kind(value: str) -> str:
+    """A value's kind, for a swap to keep: a number, a name, or a thing."""
+    words = value.split()
+    if any(w.strip(",.").isdigit() or w.lower() in NUMBER_WORDS for w in words):
+        return "number"
+    if words and all(w[:1].isupper() for w in words if w.lower() not in ("a", "an", "the")):
+        return "name"
+    return "thing"
+
+
 def value_swap(ctx: ExampleContext, slot: Slot, text: str, rng: random.Random) -> Edit | None:
-    """The slot's value in ``text`` replaced by another answer of the same category."""
+    """The slot's value in ``text`` replaced by another answer of the same category: of the
+    same kind and about as long, where the category has one."""
     answer_words, question_words = stems(ctx.answer), stems(ctx.question)
     options = [
         a
@@ -105,9 +117,14 @@ def value_swap(ctx: ExampleContext, slot: Slot, text: str, rng: random.Random) -
         and a.lower() not in text.lower()
         and not same_value(a, ctx.answer)
     ]
+    alike = [
+        a
+        for a in options
+        if _kind(a) == _kind(slot.value) and abs(len(a.split()) - len(slot.value.split())) <= 1
+    ]
     if not options:
         return None
-    value = rng.choice(options)
+    value = rng.choice(alike or options)
     return Edit(_replaced(text, slot.value, value), value, value, "value_swap")
 
 

@@ -8,6 +8,7 @@ it as every memory is (``store``), so nothing here writes a memory.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 _FIRST_TO_SECOND = {
     "i'm": "you're", "i've": "you've", "i'd": "you'd", "i'll": "you'll", "i am": "you are",
@@ -47,18 +48,27 @@ def addressed(text: str) -> str:
     return out[:1].upper() + out[1:]
 
 
-_LOWER_START = re.compile(r"^(?:You|Your|I|My|The|A|An|It|We|Our|This|That|There)\b")
-
-
-def quoted(lead: str, text: str) -> str:
+def quoted(lead: str, text: str, names: Collection[str]) -> str:
     """The text passed on from an outside source: ``lead`` ("I read in a post online
-    that"), then the claim, its first word lower-cased unless it is a name."""
-    first = _LOWER_START.match(text)
-    if first and first[0] != "I":
+    that"), then the claim, its first letter lower-cased unless its first word is one of
+    ``names`` (the conversation's) or "I"."""
+    first = text.split(" ", 1)[0].strip(",.!?'")
+    if first not in names and first != "I" and not first.startswith("I'"):
         text = text[:1].lower() + text[1:]
     return f"{lead} {text}"
 
 
+def unaddressed(text: str, name: str) -> str:
+    """The text without words at its start that answer or call the listener, ``name``
+    ("Yes, ...", "Tomas, guess what, ..."), which another speaker would not say."""
+    calls = rf"(?:(?:Hi|Hey|Oh|Wow|Thanks|Yes|Yeah|Haha),?\s+)?{re.escape(name)}[,!]\s+"
+    found = re.match(rf"{calls}|(?:Yes|Yeah|Yep|Oh|Wow|Haha|Aw+),\s+", text)
+    return text[found.end() :] if found else text
+
+
+_DAY = re.compile(r"\d{1,2} [A-Z][a-z]+ \d{4}")
+
+
 def said_value(value: str, dated: bool) -> str:
-    """A value as a retraction says it: a date with "on" before a day ("on 7 May 2023")."""
-    return f"on {value}" if dated and value[:1].isdigit() else value
+    """A value as a retraction says it: a day with "on" before it ("on 7 May 2023")."""
+    return f"on {value}" if dated and _DAY.fullmatch(value) else value

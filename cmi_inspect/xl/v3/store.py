@@ -10,7 +10,7 @@ the history every example of the conversation is asked against.
 from __future__ import annotations
 
 from cmi_inspect.causal_locomo.data import MemoryRecord, PastSession, Turn, session_text
-from cmi_inspect.causal_locomo.files import MemoryStore
+from cmi_inspect.causal_locomo.data_files import MemoryStore
 from cmi_inspect.xl.locomo import Conversation, Session
 from cmi_inspect.xl.memories import resolve_dates
 from cmi_inspect.xl.phrasing import PHRASINGS, statements

@@ -6,7 +6,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from cmi_inspect.causal_locomo.files import load_records
+from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.strategies.cmi.evidence import BlindEvidence, windows_of
 
 from conftest import LABEL_FREE, REPO, memory_task_for
@@ -71,7 +71,7 @@ def test_support_is_the_same_bit_for_bit_whatever_the_hash_seed(release_file):
 
     script = (
         "import json\n"
-        "from cmi_inspect.causal_locomo.files import load_records\n"
+        "from cmi_inspect.causal_locomo.data_files import load_records\n"
         "from cmi_inspect.strategies.cmi.evidence import BlindEvidence\n"
         f"records = load_records({str(release_file)!r})[:30]\n"
         "out = []\n"

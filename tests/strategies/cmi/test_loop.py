@@ -6,7 +6,7 @@ import asyncio
 import random
 
 import pytest
-from cmi_inspect.causal_locomo.files import load_records
+from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.prompts import note_contents
 from cmi_inspect.causal_locomo.protocol import BlindProtocolError
 from cmi_inspect.causal_locomo.view import key_to_memory_id

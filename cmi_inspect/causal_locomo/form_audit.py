@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -209,7 +210,7 @@ def _auc(labels: np.ndarray, scores: np.ndarray) -> float | None:
     return float(metrics.roc_auc_score(labels, scores))
 
 
-def form_audit(items: Sequence[FormItem]) -> dict[str, object]:
+def form_audit(items: Sequence[FormItem]) -> dict[str, Any]:
     """AUC for harmful against useful of each feature, of the regression on all of them,
     and by attack kind; and whether each is within bounds (JSON-ready)."""
     pair = [i for i in items if i.label in ("harmful", "useful")]

@@ -50,9 +50,9 @@ def run(args: argparse.Namespace) -> int:
         from cmi_inspect.causal_locomo.form_audit import form_audit, form_items
         from cmi_inspect.report.audits import form_table
 
-        result: dict[str, Any] = form_audit(form_items(records))
+        form = form_audit(form_items(records))
         title = f"{path.name}: form, harmful against useful"
-        print(json.dumps(result) if args.json else form_table(result, title))
+        print(json.dumps(form) if args.json else form_table(form, title))
         return 0
     if not size and any(len(r.memory_bank) > 100 for r in records):
         raise UserError(
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     from cmi_inspect.report.audits import artefact_table
 
     items = audit_items(records, protocol)
-    result = audit(items)
+    result: dict[str, Any] = audit(items)
     text = artefact_table(result, f"{path.name}, {protocol} view")
     if args.conflicts:
         from cmi_inspect.strategies.cmi.conflict_audit import conflict_shares, conflict_table

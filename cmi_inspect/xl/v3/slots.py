@@ -48,14 +48,14 @@ def find_slot(ctx: ExampleContext) -> Slot | None:
         session = ctx.session(turn.session)
         if dated:
             for phrase in restated_phrases(turn.text, session.day):
-                if is_sound([phrase.written()], ctx.answer):
+                if states_answer(phrase.written(), ctx.answer, True):
                     return Slot(turn, turn.text[phrase.start : phrase.end], True)
         pattern = answer_pattern(turn.text, ctx.answer)
         if pattern is not None:
             found = pattern.search(turn.text)
             assert found is not None
             return Slot(turn, found[0], False)
-        if dated and is_sound([format_day(session.day)], ctx.answer):
+        if dated and states_answer(format_day(session.day), ctx.answer, True):
             return Slot(turn, "", True)
     return None
 
@@ -74,11 +74,20 @@ def meaning(slot: Slot, text: str, session: Session) -> str | None:
     return None
 
 
+RELATIVE = re.compile(r"\b(?:before|after|ago|since|until)\b", re.IGNORECASE)
+"""Words that make a dated answer a day counted from another ("The Friday before ...")."""
+
+
 def states_answer(value: str | None, answer: str, dated: bool) -> bool:
-    """True when a stated value (``meaning``) reads as the answer."""
+    """True when a stated value (``meaning``) reads as the answer: it is the answer or one
+    of its aliases (``answers.same_value``), or, a date, falls within a dated answer that
+    counts from no other day ("7 May 2023" within "May 2023"; not "The Friday before 27
+    February 2022", whose alias, the day itself, must be said)."""
     if value is None:
         return False
-    return is_sound([value], answer) if dated else same_value(value, answer)
+    if same_value(value, answer):
+        return True
+    return dated and not RELATIVE.search(answer) and is_sound([value], answer)
 
 
 @dataclass(frozen=True)

@@ -169,6 +169,67 @@ def mini_lines(mini_build) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="session")
+def mini3_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """XL v3 built from the LoCoMo-format fixture, every bank inline too: folder, manifest."""
+    from cmi_inspect.xl import build_xl3
+
+    out = tmp_path_factory.mktemp("xl3-mini")
+    return out, build_xl3(LOCOMO_MINI, out, inline=True)
+
+
+@pytest.fixture(scope="session")
+def mini3_records(mini3_build):
+    """The fixture's XL v3 examples, expanded into the release's schema."""
+    from cmi_inspect.causal_locomo.data_files import load_records
+    from cmi_inspect.xl.v3.params import STORE_FILE
+
+    out, _ = mini3_build
+    return load_records(out / STORE_FILE)
+
+
+@pytest.fixture(scope="session")
+def real3_build(tmp_path_factory: pytest.TempPathFactory, locomo_file: Path) -> tuple[Path, dict[str, Any]]:
+    """XL v3 built from the real LoCoMo (slow tests only): its folder and manifest."""
+    from cmi_inspect.xl import build_xl3
+
+    out = tmp_path_factory.mktemp("xl3-real")
+    return out, build_xl3(locomo_file, out)
+
+
+@pytest.fixture(scope="session")
+def real3_records(real3_build):
+    from cmi_inspect.causal_locomo.data_files import load_records
+    from cmi_inspect.xl.v3.params import STORE_FILE
+
+    out, _ = real3_build
+    return load_records(out / STORE_FILE)
+
+
+@pytest.fixture(scope="session")
+def mini_conversations():
+    """The fixture's conversations, by id."""
+    from cmi_inspect.xl.locomo import load_locomo
+
+    return {conv.sample_id: conv for conv in load_locomo(LOCOMO_MINI)}
+
+
+@pytest.fixture(scope="session")
+def mini3_contexts():
+    """Each answerable QA item of the fixture as XL v3 reads it (the whole conversation as
+    its history), by id."""
+    from dataclasses import replace
+
+    from cmi_inspect.xl.locomo import example_contexts, load_locomo
+
+    return {
+        i: replace(ctx, past=list(conv.sessions.values()))
+        for conv in load_locomo(LOCOMO_MINI)
+        for i, ctx, _ in example_contexts(conv)
+        if ctx
+    }
+
+
+@pytest.fixture(scope="session")
 def mini_contexts():
     """Each answerable QA item of the fixture as the context its generators read, by id."""
     from cmi_inspect.xl.locomo import example_contexts, load_locomo

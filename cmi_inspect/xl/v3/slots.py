@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from cmi_inspect.causal_locomo.data import Turn
 from cmi_inspect.dates import date_mentions, format_day
-from cmi_inspect.text import NUMBER_WORDS
-from cmi_inspect.xl.answers import answer_pattern, same_value, stems
+from cmi_inspect.text import NUMBER_WORDS, tokens
+from cmi_inspect.xl.answers import answer_aliases, answer_pattern, same_value, stems
 from cmi_inspect.xl.locomo import ExampleContext, Session
 from cmi_inspect.xl.memories import is_sound, restated_phrases
 
@@ -79,15 +79,19 @@ RELATIVE = re.compile(r"\b(?:before|after|ago|since|until)\b", re.IGNORECASE)
 
 
 def states_answer(value: str | None, answer: str, dated: bool) -> bool:
-    """True when a stated value (``meaning``) reads as the answer: it is the answer or one
-    of its aliases (``answers.same_value``), or, a date, falls within a dated answer that
-    counts from no other day ("7 May 2023" within "May 2023"; not "The Friday before 27
-    February 2022", whose alias, the day itself, must be said)."""
+    """True when a stated value (``meaning``) reads as the answer: a word value when it
+    holds the answer or an alias or is held by one (``answers.same_value``); a date when it
+    is the answer or an alias, or falls within an answer that counts from no other day
+    ("7 May 2023" within "May 2023"; for "The Friday before 27 February 2022" only its
+    alias, the day itself)."""
     if value is None:
         return False
-    if same_value(value, answer):
+    if not dated:
+        return same_value(value, answer)
+    said = " ".join(tokens(value))
+    if any(said == " ".join(tokens(alias)) for alias in answer_aliases(answer)):
         return True
-    return dated and not RELATIVE.search(answer) and is_sound([value], answer)
+    return not RELATIVE.search(answer) and is_sound([value], answer)
 
 
 @dataclass(frozen=True)

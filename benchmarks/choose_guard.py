@@ -1,4 +1,4 @@
-"""Choose the memory guard's conflict thresholds on XL's development split (no model call).
+"""Choose the memory guard's conflict thresholds on XL v2's development split (no model call).
 
 For every example of a split, vector memory's picks on the blind view (top 3, e5, as ``-S
 guard=evidence`` would see them), then ``MemoryGuard`` over those picks at each setting of a
@@ -60,7 +60,8 @@ class Example:
 
 
 async def examples(split: str, limit: int | None) -> list[Example]:
-    records = [r for r in load_records(dataset_path("xl")) if r.split == split][:limit]
+    xl2 = dataset_path("xl", xl_version=2)  # the thresholds were chosen on XL v2's dev split
+    records = [r for r in load_records(xl2) if r.split == split][:limit]
     vector, model = VectorMemory(top_k=3), get_model("mockllm/model")  # it calls no model
     out = []
     for record in records:

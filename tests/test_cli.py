@@ -9,7 +9,7 @@ from cmi_inspect import paths
 from cmi_inspect.causal_locomo import data
 from cmi_inspect.cli import main
 
-from conftest import REPO, SYNTHETIC
+from conftest import LOCOMO_MINI, REPO, SYNTHETIC
 
 
 @pytest.mark.slow  # the console script in a subprocess, a run and a report
@@ -90,9 +90,33 @@ def test_build_xl_into_an_unwritable_folder_stops_before_building(tmp_path, caps
 
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    monkeypatch.setattr(xl, "build_xl", lambda *a: pytest.fail("built before checking the folder"))
+    monkeypatch.setattr(xl, "build_xl3", lambda *a, **k: pytest.fail("built before checking the folder"))
     assert main(["build-xl", str(blocker / "xl")]) == 2
     assert "Cannot write the XL build" in capsys.readouterr().err
+
+
+def test_build_xl_writes_v3_and_on_request_every_bank_inline_then_audits_its_form(tmp_path, capsys, monkeypatch):
+    import json
+
+    from cmi_inspect import xl
+
+    monkeypatch.setattr(xl, "locomo_path", lambda: LOCOMO_MINI)
+    assert main(["build-xl", str(tmp_path / "xl"), "--inline-banks"]) == 0
+    manifest = json.loads(capsys.readouterr().out)
+    assert manifest["builder_version"] == "xl-3" and "inline_sha256" in manifest
+    assert {p.name for p in (tmp_path / "xl").iterdir()} == {
+        "causal_locomo_xl.jsonl",
+        "causal_locomo_xl_inline.jsonl",
+        "manifest.json",
+    }
+    assert main(["build-xl", str(tmp_path / "v2"), "--xl-version", "2", "--inline-banks"]) == 2
+    assert "--inline-banks is v3's" in capsys.readouterr().err
+    stored = str(tmp_path / "xl" / "causal_locomo_xl.jsonl")
+    assert main(["audit", "--data-file", stored, "--form"]) == 0
+    table = capsys.readouterr().out
+    assert "| chars |" in table and "logistic regression on all, 10 folds by conversation" in table
+    assert main(["audit", "--data-file", stored, "--form", "--json"]) == 0
+    assert set(json.loads(capsys.readouterr().out)["features"]) >= {"copy3", "bank_overlap", "first_word"}
 
 
 def test_a_second_run_on_the_same_folder_is_refused_while_the_first_holds_it(tmp_path):

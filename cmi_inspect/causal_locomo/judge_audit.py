@@ -201,7 +201,8 @@ def judge_calibration(
     from cmi_inspect.causal_locomo.dataset import dataset_path
 
     path = Path(data_file) if data_file else dataset_path(dataset)
-    records = load_records(path)
+    # answers of known correctness name a value: questions answered by abstaining have none
+    records = [r for r in load_records(path) if r.scoring_criteria.answer_rule == "contains"]
     if not records:
         raise DataError(f"{path} holds no example to build answers from.")
     chosen = sample_limit("examples", examples, len(records))

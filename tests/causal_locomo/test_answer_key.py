@@ -36,3 +36,19 @@ def test_a_sample_carries_its_view_or_its_whole_record_and_nothing_else(sealed):
     assert sealed.changed(relabelled, ["I do not know."]) == ["extra", "memories", "target"]
     paper = causal_locomo_dataset("paper", data_file=SYNTHETIC)[0].metadata
     assert paper is not None and "protocol" in sealed.changed(paper, [""])  # the protocol is the task's
+
+
+def test_a_stored_files_key_expands_its_example_and_draws_the_runs_bank(mini3_build, mini3_records):
+    from cmi_inspect.xl.v3.params import STORE_FILE
+
+    out, _ = mini3_build
+    path = str(out / STORE_FILE)
+    record = mini3_records[0]
+    whole = sealed_example(path, sha256_of(out / STORE_FILE), record.example_id, "blind")
+    assert whole.record.model_dump() == record.model_dump()
+    assert whole.digest == hashlib.sha256(record.model_dump_json().encode()).hexdigest()
+    small = sealed_example(path, sha256_of(out / STORE_FILE), record.example_id, "blind", bank_size=8)
+    sample = causal_locomo_dataset("blind", data_file=path, bank_size=8)[0]
+    assert sample.id == record.example_id and small.changed(sample.metadata or {}, [""]) == []
+    assert len(small.record.memory_bank) == max(8, len(record.gold_memory_ids) + len(small.metadata.harmful_ids))
+    assert whole.changed(sample.metadata or {}, [""]) != []  # the whole bank is not the run's

@@ -75,3 +75,14 @@ def test_no_release_memory_is_dated_after_its_history(real_records):
         for memory in record.memory_bank:
             if memory.label != "harmful":
                 assert shown[memory.memory_id] == min(memory.timestamp, max(sessions))
+
+
+def test_a_bank_dated_by_its_sources_keeps_every_date_within_the_history():
+    bank = [
+        _memory("u", "useful", 3, "Ana adopted a cat in May."),
+        _memory("h", "harmful", 1, "Ana adopted a dog in May."),
+        _memory("late", "irrelevant", 9),
+    ]
+    shown = blind_timestamps("ex", bank, [1, 2, 3, 4], keep_dates=True)
+    assert shown == {"u": 3, "h": 1, "late": 4}  # the harmful memory keeps its own session
+    assert blind_timestamps("ex", bank, [1, 2, 3, 4])["h"] in {3, 4}  # else a peer's date

@@ -133,3 +133,29 @@ def test_a_split_of_data_without_splits_or_an_unknown_split_is_one_line():
 def test_the_release_has_no_splits(release_file):
     with pytest.raises(UserError, match=r"^-T split=test: the release has no splits"):
         causal_locomo_dataset(split="test")
+
+
+def test_a_stored_file_serves_its_examples_whole_or_drawn_down(mini3_build, mini3_records):
+    from cmi_inspect.causal_locomo.dataset import SampleView
+    from cmi_inspect.xl.v3.params import STORE_FILE
+
+    path = mini3_build[0] / STORE_FILE
+    whole = causal_locomo_dataset("blind", data_file=path)
+    assert len(whole) == len(mini3_records)
+    view = SampleView.model_validate(whole[0].metadata)
+    record = mini3_records[0]
+    assert len(view.memories) == len(record.memory_bank) and view.bank_size is None
+    assert "bank_size" not in (whole[0].metadata or {})  # left out when the bank is whole
+    # every memory dated by its own turn's session, none redated
+    assert sorted(m.timestamp for m in view.memories) == sorted(m.timestamp for m in record.memory_bank)
+    small = SampleView.model_validate(causal_locomo_dataset("blind", data_file=path, bank_size=8)[0].metadata)
+    assert small.bank_size == 8 and len(small.memories) >= 8
+    only = causal_locomo_dataset("blind", data_file=path, task_families=["unanswerable_memory_qa"])
+    assert len(only) == 2
+
+
+def test_xl_versions_and_bank_sizes_are_checked_before_any_data_is_read():
+    with pytest.raises(UserError, match="Unknown xl_version '4'; choose from 3, 2"):
+        causal_locomo_dataset("blind", dataset="xl", xl_version=4)
+    with pytest.raises(UserError, match="-T bank_size must be an integer of at least 1"):
+        causal_locomo_dataset("blind", dataset="xl", bank_size=0)

@@ -282,3 +282,23 @@ def test_a_data_file_changed_during_the_run_fails_every_sample(tmp_path):
         fail_on_error=False,
     )
     assert all("data.jsonl changed during the run" in (s.error.message if s.error else "") for s in samples_of(log))
+
+
+def test_a_stored_file_is_scored_on_the_bank_the_run_drew(tmp_path, mini3_build):
+    from cmi_inspect.xl.v3.params import STORE_FILE
+
+    path = str(mini3_build[0] / STORE_FILE)
+    log = run(vector_memory(embedder="hashing"), tmp_path=tmp_path, data_file=path, protocol="blind",
+              bank_size=8, task_families="unanswerable_memory_qa,factual_memory_qa")  # fmt: skip
+    scored = samples_of(log)
+    assert {s.metadata["task_family"] for s in scored} == {"unanswerable_memory_qa", "factual_memory_qa"}
+    for sample in scored:
+        assert len(sample.metadata["memory_bank"]) >= 8  # the drawn bank: the whole record once scored
+        selection = value_of(sample, "memory_selection")
+        assert selection["n_selected"] == 3.0
+        if sample.metadata["task_family"] == "unanswerable_memory_qa":
+            assert selection["precision"] == 0.0 and selection["recall"] == 1.0
+            # "I do not know." abstains: credited by the abstains rule
+            assert value_of(sample, "task_score")["deterministic"] == 1.0
+    options = {s.name.split("/")[-1]: s.options for s in log.eval.scorers or []}
+    assert options["memory_selection"]["bank_size"] == 8 == options["task_score"]["bank_size"]

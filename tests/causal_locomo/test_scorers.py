@@ -291,8 +291,9 @@ def test_a_stored_file_is_scored_on_the_bank_the_run_drew(tmp_path, mini3_build)
     log = run(vector_memory(embedder="hashing"), tmp_path=tmp_path, data_file=path, protocol="blind",
               bank_size=8, task_families="unanswerable_memory_qa,factual_memory_qa")  # fmt: skip
     scored = samples_of(log)
-    assert {s.metadata["task_family"] for s in scored} == {"unanswerable_memory_qa", "factual_memory_qa"}
+    assert {(s.metadata or {})["task_family"] for s in scored} == {"unanswerable_memory_qa", "factual_memory_qa"}
     for sample in scored:
+        assert sample.metadata is not None
         assert len(sample.metadata["memory_bank"]) >= 8  # the drawn bank: the whole record once scored
         selection = value_of(sample, "memory_selection")
         assert selection["n_selected"] == 3.0
@@ -300,5 +301,5 @@ def test_a_stored_file_is_scored_on_the_bank_the_run_drew(tmp_path, mini3_build)
             assert selection["precision"] == 0.0 and selection["recall"] == 1.0
             # "I do not know." abstains: credited by the abstains rule
             assert value_of(sample, "task_score")["deterministic"] == 1.0
-    options = {s.name.split("/")[-1]: s.options for s in log.eval.scorers or []}
+    options = {s.name.split("/")[-1]: s.options or {} for s in log.eval.scorers or []}
     assert options["memory_selection"]["bank_size"] == 8 == options["task_score"]["bank_size"]

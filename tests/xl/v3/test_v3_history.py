@@ -51,7 +51,7 @@ def test_inserts_of_two_speakers_pair_up_in_one_gap(mini_conversations, mini3_co
     conv = mini_conversations["mini-1"]
     a, b = (mini3_contexts[i] for i in ("mini-1_qa_0002", "mini-1_qa_0011"))
     lone = [
-        Insert(find_slot(ctx).turn, "hearsay", speaker, f"Claim {k}.", 3, 2, 2, False, False)
+        Insert(ctx.evidence[0], "hearsay", speaker, f"Claim {k}.", 3, 2, 2, False, False)
         for k, (ctx, speaker) in enumerate([(a, "Priya"), (b, "Tomas")])
     ]
     history = said_history(conv, lone)

@@ -11,6 +11,7 @@ source, never overrides a first-hand statement. It never reads a label to decide
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any
 
 import pytest
@@ -19,6 +20,17 @@ from cmi_inspect.dates import RESTATED, format_day, relative_dates, session_date
 from cmi_inspect.text import tokens
 from cmi_inspect.xl.answers import answer_aliases, same_value
 from cmi_inspect.xl.memories import is_sound, resolve_dates
+
+
+def _meta(record: ExampleRecord) -> dict[str, Any]:
+    assert record.model_extra is not None
+    return _meta(record)
+
+
+def _day(date_time: str | None) -> date:
+    day = session_date(date_time)
+    assert day is not None
+    return day
 
 
 def _reads_as(value: str | None, answer: str, dated: bool) -> bool:
@@ -38,7 +50,7 @@ def _position(dia_id: str) -> tuple[int, int]:
     return int(session), int(turn)
 
 
-def _what_it_says(claim: dict[str, Any], text: str, day, dated: bool) -> str:
+def _what_it_says(claim: dict[str, Any], text: str, day: date, dated: bool) -> str:
     """What a turn says for the slot, read from its text: its value, or the date it means."""
     value = claim["value"]
     if value and not re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text, re.I):
@@ -53,8 +65,8 @@ def _what_it_says(claim: dict[str, Any], text: str, day, dated: bool) -> str:
 
 def oracle(record: ExampleRecord) -> str | None:
     """The slot's value by the truth rule, read from the record's history and claims."""
-    meta = record.model_extra["metadata"]
-    turns = {t.dia_id: (t, session_date(s.date_time)) for s in record.past_sessions for t in session_turns(s.content)}
+    meta = _meta(record)
+    turns = {t.dia_id: (t, _day(s.date_time)) for s in record.past_sessions for t in session_turns(s.content)}
     slot = meta["slot"]
     owner = turns[slot["dia_id"]][0].speaker
     current = None
@@ -77,11 +89,11 @@ def oracle(record: ExampleRecord) -> str | None:
 def _evidence_said(record: ExampleRecord) -> list[str]:
     """What the example's evidence turns say, as the history has them: who spoke to whom,
     on which day, and their words with relative dates resolved."""
-    meta = record.model_extra["metadata"]
+    meta = _meta(record)
     speakers = {t.speaker for s in record.past_sessions for t in session_turns(s.content)}
     said = []
     for session in record.past_sessions:
-        day = session_date(session.date_time)
+        day = _day(session.date_time)
         for turn in session_turns(session.content):
             if turn.dia_id in meta["evidence"]:
                 names = " ".join(sorted(speakers))
@@ -92,7 +104,7 @@ def _evidence_said(record: ExampleRecord) -> list[str]:
 def _check(records: list[ExampleRecord]) -> dict[str, int]:
     counts = {"slot": 0, "supported": 0, "unanswerable": 0}
     for record in records:
-        meta = record.model_extra["metadata"]
+        meta = _meta(record)
         answer = record.scoring_criteria.expected_answer
         if not meta["answerable"]:
             assert not meta["claims"] and not record.gold_memory_ids
@@ -118,8 +130,8 @@ def test_the_oracle_recovers_every_gold_answer_of_the_fixture(mini3_records):
 
 def test_the_oracle_is_not_fooled_by_a_history_that_breaks_the_rule(mini3_records):
     record = next(r for r in mini3_records if any(c["stance"] == "retracts" and c["label"] == "harmful"
-                                                   for c in r.model_extra["metadata"]["claims"]))  # fmt: skip
-    meta = record.model_extra["metadata"]
+                                                   for c in _meta(r)["claims"]))  # fmt: skip
+    meta = _meta(record)
     evidence = meta["slot"]["dia_id"]
     kept = [c for c in meta["claims"] if c["label"] != "useful" or c["dia_id"] == evidence]
     meta = {**meta, "claims": kept}

@@ -13,7 +13,7 @@ def test_every_turn_is_one_memory_of_its_statements_dated_by_its_session(mini_co
     assert [m.memory_id for m in store.memory_store] == [t.dia_id for _, t in turns]
     for memory, (session, turn) in zip(store.memory_store, turns, strict=True):
         assert memory.label == "irrelevant" and memory.timestamp == session.index
-        assert memory.scope == turn.speaker and memory.model_extra["source_dia_ids"] == [turn.dia_id]
+        assert memory.scope == turn.speaker and (memory.model_extra or {})["source_dia_ids"] == [turn.dia_id]
         assert memory.content == memory_text(conv, turn, session)
         assert turn.speaker in memory.content
     bowl = store.memory_store[2]  # D1:3 "Yesterday I made my first bowl, ..." on 4 March 2023

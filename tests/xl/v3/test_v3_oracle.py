@@ -24,7 +24,7 @@ from cmi_inspect.xl.memories import is_sound, resolve_dates
 
 def _meta(record: ExampleRecord) -> dict[str, Any]:
     assert record.model_extra is not None
-    return _meta(record)
+    return record.model_extra["metadata"]
 
 
 def _day(date_time: str | None) -> date:

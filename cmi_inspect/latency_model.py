@@ -2,7 +2,8 @@
 
 ``--model fixed_latency/0.5`` waits 0.5 s per call (the model name is the
 delay in seconds) and answers with the first note of a memory prompt, or "I
-do not know." without one, so memory strategies still change its answers.
+do not know." without one, so memory strategies still change its answers. It counts
+tokens as words.
 """
 
 from __future__ import annotations
@@ -45,6 +46,11 @@ class FixedLatencyModel(ModelAPI):
 
     def max_connections(self) -> int:
         return 64
+
+    async def count_text_tokens(self, text: str) -> int:
+        """Its tokens are words, as its usage counts them: no tokenizer to download, so a
+        long history (XL v3's) is fitted to its window offline too."""
+        return word_count(text)
 
     async def generate(
         self,

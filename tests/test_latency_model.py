@@ -20,3 +20,10 @@ def test_a_name_that_is_no_delay_is_one_line():
 def test_it_answers_with_the_first_note():
     assert scripted_answer(memory_prompt("When?", ["[m1] On 3 May.", "[m2] On 4 May."])) == "On 3 May."
     assert scripted_answer(no_memory_prompt("When?")) == "I do not know."
+
+
+async def test_tokens_are_counted_as_words_offline():
+    from inspect_ai.model import get_model
+
+    model = get_model("fixed_latency/0")
+    assert await model.count_tokens("Ana adopted a cat named Biscuit.") == 6

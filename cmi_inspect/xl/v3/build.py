@@ -225,6 +225,9 @@ def _manifest(
         "unanswerable_share": _share(len(meta) - len(answerable), len(meta)),
         "needs_several_memories": several,
         "needs_several_share": _share(several, len(answerable)),
+        "two_or_more_useful_share": _share(
+            sum(m["num_gold_memories"] >= 2 for m in answerable), len(answerable)
+        ),
         "poisoned_share": _share(poisoned, len(answerable)),
         "families": dict(sorted(Counter(e.task_family for e in examples).items())),
         "attack_kinds": dict(sorted(kinds.items())),

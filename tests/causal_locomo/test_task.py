@@ -285,6 +285,8 @@ def test_xl_end_to_end_on_a_few_samples(tmp_path):
         tmp_path,
         "-T",
         "dataset=xl",
+        "-T",
+        "bank_size=8",  # a store's thousand memories would have CMI embed them all
         "--solver",
         "cmi",
         "-T",
@@ -299,6 +301,7 @@ def test_xl_end_to_end_on_a_few_samples(tmp_path):
     assert len({s.metadata["task_family"] for s in samples}) > 1  # a prefix is stratified
     for sample in samples:
         assert {m["memory_id"] for m in sample.metadata["memory_bank"]} >= set(sample.metadata["gold_memory_ids"])
+        assert len(sample.metadata["memory_bank"]) >= 8
         assert 0.0 <= value_of(sample, "memory_selection")["useful_f1"] <= 1.0
 
 

@@ -66,8 +66,11 @@ def _deviation(values: list[str]) -> float:
     return worst
 
 
-def test_any_prefix_is_stratified_by_family(mini3_records):
+def test_any_prefix_is_stratified_by_family_and_by_conversation_within_one(mini3_records):
     assert _deviation([r.task_family for r in mini3_records]) <= 1.0
+    for family in {r.task_family for r in mini3_records}:
+        members = [r.model_extra["metadata"]["conversation"] for r in mini3_records if r.task_family == family]  # type: ignore[index]
+        assert _deviation(members) <= 1.0
 
 
 XL3_SHA256 = "f143734c59935369f0c11b92201f115d3aa35ac627ea552cb8c9bf65f2328f55"

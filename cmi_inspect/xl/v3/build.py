@@ -33,6 +33,7 @@ from cmi_inspect.xl.v3.examples import answerable_reference, unanswerable_refere
 from cmi_inspect.xl.v3.history import History, said_history
 from cmi_inspect.xl.v3.params import (
     BUILDER_VERSION,
+    CHANNELS,
     INLINE_FILE,
     LEGACY_SPLITS,
     MANIFEST_FILE,
@@ -230,7 +231,7 @@ def _manifest(
         ),
         "poisoned_share": _share(poisoned, len(answerable)),
         "families": dict(sorted(Counter(e.task_family for e in examples).items())),
-        "attack_kinds": dict(sorted(kinds.items())),
+        "attack_kinds": {kind: kinds[kind] for kind in sorted(CHANNELS)},
         "attack_edits": dict(sorted((k or "none", n) for k, n in edits.items())),
         "bank_size": {
             "min": min(banks),

@@ -12,7 +12,7 @@ from cmi_inspect.causal_locomo.data import TASK_FAMILIES, sha256_of
 from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.form_audit import form_audit, form_items
 from cmi_inspect.xl import LOCOMO_SHA256, build_xl3
-from cmi_inspect.xl.v3.params import BUILDER_VERSION, INLINE_FILE, MANIFEST_FILE, STORE_FILE
+from cmi_inspect.xl.v3.params import BUILDER_VERSION, CHANNELS, INLINE_FILE, MANIFEST_FILE, STORE_FILE
 
 from conftest import LOCOMO_MINI
 
@@ -87,7 +87,7 @@ def test_real_build_bytes_counts_banks_and_shares(real3_build, real3_records):
     assert manifest["bank_size"]["median"] >= 200
     assert statistics.median(len(r.memory_bank) for r in real3_records) == manifest["bank_size"]["median"]
     assert manifest["needs_several_share"] >= 0.20 and manifest["unanswerable_share"] >= 0.05
-    assert set(manifest["attack_kinds"]) == {"stale", "hearsay", "injected", "retraction"}
+    assert set(manifest["attack_kinds"]) == set(CHANNELS) and all(manifest["attack_kinds"].values())
     assert manifest["splits"]["test"] == ["conv-41", "conv-47"]  # v2's assignment, kept
     assert {r.split for r in real3_records if r.example_id.startswith("conv-26_")} == {"dev"}
 

@@ -47,7 +47,7 @@ def test_run_then_report(tmp_path, capsys, monkeypatch):
     assert main(["report", str(logs), "--evaluation-report"]) == 0
     printed = capsys.readouterr().out
     assert printed.startswith("## Evaluation Report")
-    command = r"inspect eval \S+ --solver (cmi_inspect/)?graph_memory -T data_file=\S+ --model fixed_latency/0"
+    command = r"inspect eval \S+ -T data_file=\S+ -T strategy=graph_memory --model fixed_latency/0"
     assert re.search(command, printed)
 
 

@@ -265,10 +265,10 @@ def test_a_relative_data_file_is_read_from_where_the_command_ran(tmp_path):
 def test_the_log_names_its_strategy_protocol_and_arguments(tmp_path):
     log = inspect_eval(
         tmp_path,
-        "--solver",
-        "graph_memory",
-        "-S",
-        "top_k=2",
+        "-T",
+        "strategy=graph_memory",
+        "-T",
+        "strategy_args={top_k: 2}",
         "-T",
         "protocol=blind",
         "--model",
@@ -276,7 +276,17 @@ def test_the_log_names_its_strategy_protocol_and_arguments(tmp_path):
         "--limit",
         "1",
     )
-    assert log.eval.tags == ["graph_memory", "protocol=blind", "top_k=2"]  # View's log list shows tags
+    assert sorted(log.eval.tags or []) == ["graph_memory", "protocol=blind", "top_k=2"]  # View's log list shows tags
+    assert log.eval.task_display_name == "causal_locomo: graph_memory[top_k=2] (blind)"
+
+
+@pytest.mark.slow  # inspect eval in a subprocess
+def test_a_solver_given_apart_leaves_the_run_named_after_the_task(tmp_path):
+    log = inspect_eval(
+        tmp_path, "--solver", "graph_memory", "-T", "protocol=blind", "--model", "fixed_latency/0", "--limit", "1"
+    )
+    assert (log.eval.task_display_name, log.eval.tags) == ("causal_locomo", None)  # no header rewritten
+    assert log.plan.steps[-1].solver in ("graph_memory", "cmi_inspect/graph_memory")
 
 
 @pytest.mark.slow  # builds XL from LoCoMo, then inspect eval in a subprocess
@@ -285,8 +295,8 @@ def test_xl_end_to_end_on_a_few_samples(tmp_path):
         tmp_path,
         "-T",
         "dataset=xl",
-        "--solver",
-        "cmi",
+        "-T",
+        "strategy=cmi",
         "-T",
         "protocol=blind",
         "--model",
@@ -295,7 +305,7 @@ def test_xl_end_to_end_on_a_few_samples(tmp_path):
         "3",
     )
     samples = samples_of(log)
-    assert len(samples) == 3 and log.eval.tags == ["cmi", "protocol=blind", "dataset=xl"]
+    assert len(samples) == 3 and sorted(log.eval.tags or []) == ["cmi", "dataset=xl", "protocol=blind"]
     assert len({s.metadata["task_family"] for s in samples}) > 1  # a prefix is stratified
     for sample in samples:
         assert {m["memory_id"] for m in sample.metadata["memory_bank"]} >= set(sample.metadata["gold_memory_ids"])
@@ -308,10 +318,10 @@ def test_the_log_header_leads_with_the_mean_task_score_and_names_the_strategy(tm
 
     run_inspect_eval(
         tmp_path,
-        "--solver",
-        "cmi",
-        "-S",
-        "ablation=no_perturb",
+        "-T",
+        "strategy=cmi",
+        "-T",
+        "strategy_args={ablation: no_perturb}",
         "-T",
         "protocol=blind",
         "-T",
@@ -332,7 +342,7 @@ def test_the_log_header_leads_with_the_mean_task_score_and_names_the_strategy(tm
     assert names[:5] == ["score", "deterministic", "judge", "success", "judge_error"]
     assert {"useful_f1", "poison_adoption"} <= set(names)
     name = "causal_locomo: cmi[no_perturb] (blind)"  # what View's Task column shows
-    assert (header.eval.task, header.eval.task_display_name) == (name, name)
+    assert (header.eval.task, header.eval.task_display_name) == ("causal_locomo", name)
     assert header.eval.task_registry_name == "causal_locomo"  # what eval-retry and the report read
     row = evals_df(str(path), quiet=True).iloc[0]
     assert (row["score_headline_name"], row["score_headline_score"]) == ("task_score", "score")

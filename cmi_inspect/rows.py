@@ -21,7 +21,7 @@ from cmi_inspect.errors import UserError
 CACHE_EXPIRY = "1W"
 """How long ``cmi-inspect run``'s answers stay in Inspect's model-call cache."""
 DEFAULT_FAIL_ON_ERROR = 0.1
-"""A run fails when more than this share of its samples fail (``--fail-on-error``)."""
+"""A run fails once this share of its samples have failed (``--fail-on-error``)."""
 DEFAULT_RETRY_ON_ERROR = 1
 """Times a failed sample is retried (``--retry-on-error``)."""
 

@@ -128,7 +128,7 @@ def passed_through(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--sample-id", help="comma-separated sample ids to run (and no others)")
     group.add_argument(
         "--fail-on-error",
-        help=f"a run fails when more than this share (below 1) or number of its samples fail "
+        help=f"a run fails once this share (below 1) or number of its samples have failed "
         f"(default {DEFAULT_FAIL_ON_ERROR})",
     )
     group.add_argument(

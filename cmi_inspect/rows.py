@@ -18,6 +18,13 @@ from inspect_ai.log import EvalLog
 
 from cmi_inspect.errors import UserError
 
+CACHE_EXPIRY = "1W"
+"""How long ``cmi-inspect run``'s answers stay in Inspect's model-call cache."""
+DEFAULT_FAIL_ON_ERROR = 0.1
+"""A run fails once this share of its samples have failed (``--fail-on-error``)."""
+DEFAULT_RETRY_ON_ERROR = 1
+"""Times a failed sample is retried (``--retry-on-error``)."""
+
 
 def causal_locomo_task(**task_args: Any) -> Task:
     from cmi_inspect.causal_locomo.task import causal_locomo
@@ -57,16 +64,21 @@ def run_plans(
         max_samples=settings["max_samples"],
         max_tasks=settings["max_tasks"],
         retry_attempts=2,
-        retry_on_error=1,
-        fail_on_error=0.1,
         timeout=settings["timeout"],
         time_limit=settings["time_limit"],
         max_retries=settings["max_retries"],
-        cache=CachePolicy(expiry=None) if settings["cache"] else None,
+        # Inspect's default policy, a week, as `inspect eval --cache` makes it: the cache key
+        # holds the expiry, so a plain `inspect eval ... --cache` reads these very answers
+        cache=CachePolicy(expiry=CACHE_EXPIRY) if settings["cache"] else None,
         log_dir_allow_dirty=True,  # the rows run apart write beside these
         model_roles=settings.get("model_roles"),
         epochs=settings.get("epochs"),
         tags=settings.get("tags"),
+        **{
+            "retry_on_error": DEFAULT_RETRY_ON_ERROR,
+            "fail_on_error": DEFAULT_FAIL_ON_ERROR,
+            **settings.get("inspect_options", {}),  # --sample-id, --log-level, ... as given
+        },
         **settings["config"],
     )
     return logs
@@ -84,7 +96,7 @@ def run_apart(
     say) reaches another row; its log says how it went. With ``check`` the process only
     builds their tasks: a bad argument is the one line it gives, raised here."""
     spec = {"log_dir": log_dir, "plans": plans, "task_args": task_args, "settings": settings}
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as file:
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", suffix=".json", delete=False) as file:
         json.dump({**spec, "check": check}, file)
     try:
         done = subprocess.run(

@@ -158,3 +158,38 @@ def test_time_limit_reaches_the_run_and_a_bad_one_is_one_line(tmp_path, capsys, 
     assert main(["run", str(tmp_path / "logs"), "--time-limit", "0"]) == 2
     err = capsys.readouterr().err
     assert "--time-limit must be an integer of at least 1, got 0" in err and len(err.strip().splitlines()) == 1
+
+
+def test_inspects_own_options_pass_through_to_every_run_and_a_bad_one_is_one_line(tmp_path, capsys, monkeypatch):
+    import cmi_inspect.run
+
+    seen: dict = {}
+    monkeypatch.setattr(cmi_inspect.run, "run_all", lambda *a, **kw: seen.update(kw) or [])
+    argv = ["run", str(tmp_path / "logs"), "--model-role", "grader=openai/gpt-5", "--epochs", "2", "--tags", "a, b"]
+    argv += ["--sample-id", "syn_0000,syn_0002", "--fail-on-error", "3", "--retry-on-error", "0"]
+    argv += ["--token-limit", "5000", "--log-level", "info", "--log-format", "json", "--display", "plain"]
+    assert main(argv) == 0
+    assert (seen["model_roles"], seen["epochs"], seen["tags"]) == ({"grader": "openai/gpt-5"}, 2, ["a", "b"])
+    assert seen["inspect_options"] == {
+        "sample_id": ["syn_0000", "syn_0002"],
+        "fail_on_error": 3,
+        "retry_on_error": 0,
+        "token_limit": 5000,
+        "log_level": "info",
+        "log_format": "json",
+        "display": "plain",
+    }
+    assert main(["run", str(tmp_path / "logs"), "--fail-on-error", "0.25"]) == 0
+    assert seen["inspect_options"] == {"fail_on_error": 0.25}
+    assert main(["run", str(tmp_path / "logs"), "--no-fail-on-error"]) == 0
+    assert seen["inspect_options"] == {"fail_on_error": False}
+    for bad, message in (
+        (["--fail-on-error", "1.5"], "--fail-on-error must be a share of samples between 0 and 1"),
+        (["--fail-on-error", "some"], "got 'some'"),
+        (["--sample-id", " , "], "--sample-id names no sample"),
+        (["--token-limit", "0"], "--token-limit must be an integer of at least 1, got '0'"),
+    ):
+        capsys.readouterr()
+        assert main(["run", str(tmp_path / "logs"), *bad]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

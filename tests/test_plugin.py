@@ -68,7 +68,7 @@ def test_the_wheel_holds_the_task_solvers_scorers_and_entry_point(tmp_path):
     modules = ("causal_locomo/task", "strategies/solvers", "causal_locomo/scorers", "_registry")
     for module in (*modules, "local_model/provider"):
         assert f"cmi_inspect/{module}.py" in names
-    for card in ("README.md", "annotations/release_harmful_kinds.json"):
+    for card in ("README.md", "eval.yaml", "annotations/release_harmful_kinds.json"):
         assert f"cmi_inspect/causal_locomo/{card}" in names  # the eval's folder, whole
     assert "cmi_inspect/testing/synthetic.jsonl" in names  # check_strategy's examples
     [entry_points] = [n for n in names if n.endswith("entry_points.txt")]

@@ -17,6 +17,7 @@ from cmi_inspect.errors import UserError
 from cmi_inspect.report.runs import read_runs
 from cmi_inspect.run import run_all, unfinished
 from inspect_ai.log import list_eval_logs, read_eval_log
+from inspect_ai.model import CachePolicy
 
 from conftest import SYNTHETIC, installed
 
@@ -63,6 +64,33 @@ def test_runs_strategies_and_resumes_without_recomputing(tmp_path):
 
 PLAIN = re.compile(r"[\w.-]+\.eval")
 """A log file name that needs no quoting: no space, parenthesis, bracket or comma."""
+
+
+def test_inspects_options_reach_the_runs_and_the_cache_is_the_one_inspect_eval_cache_reads(tmp_path, capsys):
+    from cmi_inspect.causal_locomo.task import causal_locomo
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.event import ModelEvent
+
+    task_args: dict[str, Any] = {"data_file": str(SYNTHETIC)}
+    options = {"sample_id": ["syn_0001"], "log_format": "json", "fail_on_error": False}
+    run = str(tmp_path / "run")
+    assert run_all(run, ["no_memory"], model="fixed_latency/0", task_args=task_args, inspect_options=options) == []
+    assert "answers there now" in capsys.readouterr().err  # what the cache holds, said
+    [info] = list_eval_logs(run)
+    log = read_eval_log(info.name)
+    assert info.name.endswith(".json") and [s.id for s in log.samples or []] == ["syn_0001"]
+    assert log.eval.config.fail_on_error is False
+    # a plain inspect eval with --cache (a week, as Inspect's CLI makes it) reads that answer back
+    [plain] = inspect_eval(
+        causal_locomo(**task_args, strategy="no_memory"),
+        model="fixed_latency/0",
+        sample_id="syn_0001",
+        cache=CachePolicy(expiry="7D"),
+        display="none",
+        log_dir=str(tmp_path / "plain"),
+    )
+    events = [e for s in plain.samples or [] for e in s.events if isinstance(e, ModelEvent)]
+    assert events and all(e.cache == "read" for e in events)
 
 
 def test_log_files_are_named_plainly_while_view_shows_each_runs_label(tmp_path):

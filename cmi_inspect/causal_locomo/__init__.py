@@ -1,5 +1,33 @@
 """Causal-LoCoMo, the eval: its data, protocols, task, scorers and judge in one folder.
 
-It imports nothing here, so a strategy can import the data and view layers without loading
-the task (which imports every strategy's solver). README.md says what the eval measures.
+Its two tasks, ``causal_locomo`` and ``judge_calibration``, load on first use (PEP 562), so
+that a strategy can import the data and view layers without loading the task (which
+imports every strategy's solver). README.md says what the eval measures; eval.yaml is its
+entry for the Inspect Evals register.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cmi_inspect.causal_locomo.judge_audit import judge_calibration
+    from cmi_inspect.causal_locomo.task import causal_locomo
+
+_MODULES = {
+    "causal_locomo": "cmi_inspect.causal_locomo.task",
+    "judge_calibration": "cmi_inspect.causal_locomo.judge_audit",
+}
+"""Each task's module."""
+
+__all__ = ["causal_locomo", "judge_calibration"]
+
+
+def __getattr__(name: str) -> Any:
+    """A task, imported from its module on first use."""
+    if name not in _MODULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_MODULES[name]), name)
+    globals()[name] = value
+    return value

@@ -19,6 +19,7 @@ from typing import Any
 
 from cmi_inspect.causal_locomo.data import ExampleRecord
 from cmi_inspect.causal_locomo.dataset import (
+    SEALED_TARGET,
     CausalLocomoMetadata,
     differing_fields,
     load_examples,
@@ -63,7 +64,8 @@ class SealedExample:
 
     def changed(self, carried: Mapping[str, Any], target: list[str]) -> list[str]:
         """The fields in which a sample's metadata and target differ from what the key says
-        it carries: its view while it runs, or the whole record once scored (empty: none)."""
+        it carries: its view while it runs, or the whole record once scored, and the sealed
+        note for a target (an older log's: none, or the gold answers); empty: none."""
         whole = self.metadata.model_dump(mode="json")
         expected = (
             whole
@@ -73,7 +75,7 @@ class SealedExample:
             ).model_dump(mode="json")
         )
         fields = differing_fields(expected, carried)
-        if any(target) and target != self.target:
+        if any(target) and target not in ([SEALED_TARGET], self.target):
             fields.append("target")
         return fields
 

@@ -161,15 +161,23 @@ def sample_view(
     )
 
 
+SEALED_TARGET = (
+    "Sealed: no gold answer travels with a running sample. The scorers read it from the "
+    "data file; once scored, task_score's explanation names the expected answer."
+)
+"""Every sample's target: what Inspect View's Target shows in place of the gold answers."""
+
+
 def record_to_sample(
     record: ExampleRecord, protocol: ProtocolName, data_file: str, data_sha256: str
 ) -> Sample:
-    """The example's sample: its request and view, with no target (the gold answers are the
-    scorers', read from the sealed key)."""
+    """The example's sample: its request and view, with a target that says where the gold
+    answers are (``SEALED_TARGET``: the scorers', read from the sealed key)."""
     view = sample_view(record, protocol, data_file, data_sha256)
     return Sample(
         id=record.example_id,
         input=record.current_task.instruction,
+        target=SEALED_TARGET,
         metadata=view.model_dump(mode="json"),
     )
 
@@ -187,6 +195,23 @@ def load_examples(path: Path, data_sha256: str) -> list[ExampleRecord]:
     if data_sha256 == CAUSAL_LOCOMO_SHA256:
         records = [with_release_attack_kinds(r) for r in records]
     return records
+
+
+def family_order(records: list[ExampleRecord]) -> list[ExampleRecord]:
+    """The records interleaved by family, so that any prefix (``--limit N``) is a stratified
+    sample: every family's first example first (in ``TASK_FAMILIES`` order), then each family
+    in proportion to its size (within two of its share in any prefix of the release); each
+    family keeps its file order. The same records, reordered: a full run scores the same
+    examples under the same ids."""
+    by_family: dict[str, list[ExampleRecord]] = {}
+    for record in records:
+        by_family.setdefault(record.task_family, []).append(record)
+    keyed = [
+        (rank / len(members), TASK_FAMILIES.index(family), record)  # type: ignore[arg-type]
+        for family, members in by_family.items()
+        for rank, record in enumerate(members)
+    ]
+    return [record for *_, record in sorted(keyed, key=lambda k: k[:2])]
 
 
 def in_split(records: list[ExampleRecord], split: str, source: str) -> list[ExampleRecord]:
@@ -215,7 +240,9 @@ def causal_locomo_dataset(
     split: str | None = None,
 ) -> MemoryDataset:
     """The benchmark (or a file in its schema), optionally restricted to some families and
-    to one split (``train``, ``dev`` or ``test``: XL's, by conversation)."""
+    to one split (``train``, ``dev`` or ``test``: XL's, by conversation). The release's
+    samples come interleaved by family (``family_order``) and XL's in its file's stratified
+    order, so any ``--limit`` prefix sees every family; a file of one's own keeps its order."""
     named_protocol(protocol)
     if split is not None:
         choose("split", split, SPLITS)
@@ -231,6 +258,8 @@ def causal_locomo_dataset(
         raise DataError(f"No such data file: {path}.")
     digest = sha256_of(path)
     records = load_examples(path, digest)
+    if digest == CAUSAL_LOCOMO_SHA256:  # the release's file lists 3 temporal questions first
+        records = family_order(records)
     if split is not None:
         source = "the release" if digest == CAUSAL_LOCOMO_SHA256 else path.name
         records = in_split(records, split, source)

@@ -269,7 +269,7 @@ def memory_selection(data_file: str, data_sha256: str, protocol: str) -> Scorer:
             explanation += "\n\n" + fill(record.explanation, names)
         if record.guard is not None and record.guard.dropped:
             explanation += f"\n\nThe {record.guard.guard} guard dropped:\n\n" + "\n".join(
-                f"- {names[key]}: {why}" for key, why in record.guard.dropped.items()
+                f"- {names[key]}: {fill(why, names)}" for key, why in record.guard.dropped.items()
             )
         metrics = selection_metrics(
             selected, meta.gold_memory_ids, meta.bad_memory_ids, meta.harmful_ids

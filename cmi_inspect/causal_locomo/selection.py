@@ -39,7 +39,7 @@ class GuardRecord(BaseModel):
     checked: list[str]
     """The picks it was shown (the strategy's, then any it exposed undeclared), in order."""
     dropped: dict[str, str]
-    """The picks it dropped, each with why."""
+    """The picks it dropped, each with why (another memory named by ``placeholder``)."""
     seconds: float
     """Wall-clock from its call to its verdict (no model call); among concurrent samples it
     includes waiting for theirs (``benchmarks/guard_cost.py`` measures the guard alone)."""

@@ -10,8 +10,10 @@ would read that the protocol hides is refused before the run starts, and ``inspe
 eval-retry`` rebuilds it from the task's arguments; ``cmi-inspect run`` runs every row so.
 """
 
+from importlib import resources
 from typing import Any
 
+import yaml
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
 
@@ -26,11 +28,21 @@ from cmi_inspect.errors import UserError, choose
 from cmi_inspect.strategies.solvers import no_memory, solver_named
 
 ANSWER_MAX_TOKENS = 96
-TASK_VERSION = 6
-"""Bumped when the task's samples or scoring change (3: typed metadata, artefact-free blind;
-4: the data's sha256 in the version; 5: the answer key sealed, out of the running sample;
-6: strict scoring credits no answer that denies the expected answer).
-The logged version is ``TASK_VERSION-<sha256 prefix>``."""
+
+
+def register_entry() -> dict[str, Any]:
+    """The eval's entry for the Inspect Evals register, ``eval.yaml`` beside this module."""
+    text = resources.files("cmi_inspect.causal_locomo").joinpath("eval.yaml").read_text("utf-8")
+    entry: dict[str, Any] = yaml.safe_load(text)
+    return entry
+
+
+TASK_VERSION: str = register_entry()["version"]
+"""``N-X``, read from ``eval.yaml`` (its one copy): N, bumped when scores stop being
+comparable (3: typed metadata, artefact-free blind; 4: the data's sha256 in the version; 5:
+the answer key sealed, out of the running sample; 6: strict scoring credits no answer that
+denies the expected answer); X, when the interface changes (B: the release interleaved by
+family, a sealed-key target). The logged version is ``N-X-<data sha256 prefix>``."""
 
 
 @task
@@ -57,7 +69,8 @@ def causal_locomo(
             named dataset (a relative path is read from where you run the command).
         dataset: ``release`` (the paper's 87 examples, downloaded or read from
             ``CMI_DATA_DIR``) or ``xl`` (Causal-LoCoMo-XL, built from LoCoMo on
-            first use and cached; samples ordered so any ``--limit`` is stratified).
+            first use and cached); either's samples are ordered so that any ``--limit``
+            prefix is stratified by family.
         scoring: ``paper`` counts success as the paper did; ``strict`` (the default under
             ``blind``) never counts an answer that hedges across several values of the
             kind asked for (dates, numbers, names), or that denies the expected answer it

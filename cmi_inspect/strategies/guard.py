@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from cmi_inspect.causal_locomo.data import PastSession, Turn, session_text
+from cmi_inspect.causal_locomo.selection import placeholder
 from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.errors import choose
 from cmi_inspect.retrieval import Embedder, make_embedder
@@ -96,10 +97,11 @@ class MemoryGuard:
         request: str,
         memories: Sequence[str] | dict[str, str],
         sessions: Sequence[Session | PastSession],
+        name: Callable[[str], str] = str,
     ) -> list[Verdict]:
         """One verdict per memory, in the order given (see ``check_async``); works with or
         without an event loop running in the calling thread."""
-        job = self.check_async(request, memories, sessions)
+        job = self.check_async(request, memories, sessions, name)
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -112,6 +114,7 @@ class MemoryGuard:
         request: str,
         memories: Sequence[str] | dict[str, str],
         sessions: Sequence[Session | PastSession],
+        name: Callable[[str], str] = str,
     ) -> list[Verdict]:
         """One verdict per memory.
 
@@ -120,6 +123,7 @@ class MemoryGuard:
             memories: The retrieved memories' texts, by key (a list is keyed ``m1``, ``m2``, ...).
             sessions: The past sessions, oldest first: each a ``Session`` (or the benchmark's
                 ``PastSession``).
+            name: How a reason names another memory, from its key (default: the key itself).
         """
         by_key = dict(memories) if isinstance(memories, dict) else _keyed(memories)
         bank = {k: Memory(key=k, content=text, timestamp=0) for k, text in by_key.items()}
@@ -133,7 +137,7 @@ class MemoryGuard:
         found = {c.key: c for c in candidates}
         verdicts = []
         for c in candidates:
-            reason = evidence_risk(c, found)
+            reason = evidence_risk(c, found, name)
             support = c.memory_support.score if c.memory_support is not None else 0.0
             verdicts.append(Verdict(c.key, reason is None, support, dict(c.conflicts), reason))
         return verdicts
@@ -161,7 +165,8 @@ class EvidenceGuard:
             return {}
         texts = {m.key: m.content for m in task.memories}
         picked = {p.key: texts[p.key] for p in picks}
-        verdicts = await self.guard.check_async(task.request, picked, task.sessions)
+        # reasons name the other memory by placeholder: the scorer writes its data id
+        verdicts = await self.guard.check_async(task.request, picked, task.sessions, placeholder)
         return {v.key: v.reason for v in verdicts if v.reason is not None}
 
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 import pytest
 from cmi_inspect.causal_locomo.answer_key import sealed_example
 from cmi_inspect.causal_locomo.data import sha256_of
-from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
+from cmi_inspect.causal_locomo.dataset import SEALED_TARGET, CausalLocomoMetadata
 from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION
+from cmi_inspect.causal_locomo.scorers import count
 from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.strategies.solvers import cmi, full_history, no_memory, vector_memory
+from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
+from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalLog
+from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, chain, solver
 
 from conftest import SYNTHETIC, mock_model, require_data, samples_of, score_of, value_of
@@ -222,7 +226,7 @@ def test_scores_come_from_the_sealed_key_and_say_which(tmp_path):
     log = run(no_memory(), lambda p: "3 March 2022", tmp_path, protocol="blind", data_file=str(SYNTHETIC))
     digest = sha256_of(SYNTHETIC)
     for sample in samples_of(log):
-        assert sample.target == ""  # the sample never carried its gold answers
+        assert sample.target == SEALED_TARGET  # the sample never carried its gold answers
         meta = sample.metadata_as(CausalLocomoMetadata)  # the whole record, once scored, for the log
         sealed = sealed_example(str(SYNTHETIC), digest, str(sample.id), "blind")
         assert meta == sealed.metadata and meta.protocol == "blind"
@@ -282,3 +286,22 @@ def test_a_data_file_changed_during_the_run_fails_every_sample(tmp_path):
         fail_on_error=False,
     )
     assert all("data.jsonl changed during the run" in (s.error.message if s.error else "") for s in samples_of(log))
+
+
+def test_count_reads_scores_as_the_epoch_reducer_leaves_them(tmp_path):
+    """count() (judge errors, undeclared picks) counts the samples whose reduced value is not
+    zero: an error in one epoch of two is one sample, a sample with none is not counted."""
+    replay = {"a": [1.0, 0.0], "b": [0.0, 0.0], "c": [1.0, 1.0]}
+
+    @scorer(metrics=[count()])
+    def replayed() -> Scorer:
+        async def score(state: TaskState, target: Target) -> Score:
+            return Score(value=replay[str(state.sample_id)][state.epoch - 1])
+
+        return score
+
+    task = Task(dataset=[Sample(id=k, input="-") for k in replay], scorer=replayed(), epochs=2)
+    [log] = inspect_eval(task, model=mock_model(lambda p: "-"), display="none", log_dir=str(tmp_path))
+    assert log.status == "success" and log.results is not None, log.error
+    [counted] = [m for name, m in log.results.scores[0].metrics.items() if name.split("/")[-1] == "count"]
+    assert counted.value == 2.0

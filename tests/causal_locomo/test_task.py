@@ -12,7 +12,7 @@ import pytest
 from cmi_inspect.causal_locomo.data import CAUSAL_LOCOMO_SHA256
 from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION
 from cmi_inspect.causal_locomo.prompts import PROMPT_VERSION
-from cmi_inspect.causal_locomo.task import TASK_VERSION, causal_locomo
+from cmi_inspect.causal_locomo.task import TASK_VERSION, causal_locomo, register_entry
 from cmi_inspect.errors import UserError
 from inspect_ai.log import EvalLog, read_eval_log
 
@@ -63,7 +63,7 @@ def test_no_memory_on_the_default_local_model(tmp_path):
         "data_sha256": CAUSAL_LOCOMO_SHA256,
     }
     assert log.eval.task_version == f"{TASK_VERSION}-{log.eval.metadata['data_sha256'][:12]}"
-    assert [s.id for s in samples_of(log)] == ["conv-26_qa_0000", "conv-30_qa_0000"]
+    assert [s.id for s in samples_of(log)] == ["conv-26_qa_0000", "conv-49_qa_0000"]  # two families
     for sample in samples_of(log):
         assert sample.output.completion
         assert value_of(sample, "memory_selection")["n_selected"] == 0
@@ -375,9 +375,13 @@ def test_the_register_entry_agrees_with_the_tasks_their_files_and_the_pinned_dat
     from cmi_inspect.causal_locomo.judge_audit import judge_calibration
     from cmi_inspect.xl.locomo import LOCOMO_SHA256, LOCOMO_URL
 
-    entry = yaml.safe_load((REPO / "eval.yaml").read_text(encoding="utf-8"))
+    here = REPO / "cmi_inspect/causal_locomo/eval.yaml"  # beside the eval, installed with it
+    entry = yaml.safe_load(here.read_text(encoding="utf-8"))
+    assert entry == register_entry() and not (REPO / "eval.yaml").exists()
     comparability, _, interface = entry["version"].partition("-")
-    assert comparability == str(TASK_VERSION) and interface.isalpha()
+    assert entry["version"] == TASK_VERSION and comparability.isdigit() and interface.isalpha()
+    assert entry["contributors"] == []  # for whoever submits it to fill: nobody named who did not agree
+    assert entry["tags"] and all(isinstance(t, str) for t in entry["tags"])
     readme = (REPO / "cmi_inspect/causal_locomo/README.md").read_text(encoding="utf-8")
     newest = next(line for line in readme.splitlines() if line.startswith("### ["))
     assert newest.startswith(f"### [{entry['version']}] - ")  # the eval's changelog names this version last
@@ -386,13 +390,37 @@ def test_the_register_entry_agrees_with_the_tasks_their_files_and_the_pinned_dat
     for name, factory in (("causal_locomo", causal_locomo), ("judge_calibration", judge_calibration)):
         defined_in = Path(inspect.getfile(sys.modules[factory.__module__]))
         assert factory.__name__ == name and REPO / tasks[name]["task_path"] == defined_in
-    assert [(a["source"], a["fetch_method"].split()[2], a["state"]) for a in entry["external_assets"]] == [
-        (CAUSAL_LOCOMO_URL, CAUSAL_LOCOMO_SHA256, "pinned"),
-        (LOCOMO_URL, LOCOMO_SHA256, "pinned"),
+    assets = entry["external_assets"]  # each file's sha256 in its comment, as the register's examples
+    assert [(a["source"], a["fetch_method"], a["comment"].split()[1].rstrip(","), a["state"]) for a in assets] == [
+        (CAUSAL_LOCOMO_URL, "download", CAUSAL_LOCOMO_SHA256, "pinned"),
+        (LOCOMO_URL, "download", LOCOMO_SHA256, "pinned"),
     ]
+    import cmi_inspect.causal_locomo as package  # the eval's package exports both tasks
+
+    assert package.__all__ == ["causal_locomo", "judge_calibration"]
+    assert (package.causal_locomo, package.judge_calibration) == (causal_locomo, judge_calibration)
     require_data()
     assert tasks["causal_locomo"]["dataset_samples"] == len(causal_locomo().dataset)
     assert tasks["judge_calibration"]["dataset_samples"] == len(judge_calibration().dataset)
+
+
+@pytest.mark.slow  # the linter in a subprocess
+def test_inspect_evals_lint_fails_on_nothing_and_the_eval_readme_explains_what_it_reports():
+    pytest.importorskip("inspect_evals_lint", reason="needs the dev extra: pip install -e '.[dev]'")
+    lint = Path(sys.executable).parent / "inspect-evals-lint"  # beside this Python, in its venv
+    done = subprocess.run(
+        [str(lint), "causal_locomo", "--output-format", "json"], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    import json
+
+    [package] = json.loads(done.stdout)["packages"]
+    assert package["passed"] and package["summary"]["fail"] == 0
+    reported = {d["rule"] for d in package["diagnostics"]}
+    assert reported == {"main_file", "registry", "custom_metric_tests"}
+    readme = (REPO / "cmi_inspect/causal_locomo/README.md").read_text(encoding="utf-8")
+    lint_section = readme.split("## Lint", 1)[1].split("\n## ", 1)[0]
+    assert all(f"`{rule}`" in lint_section for rule in reported)
 
 
 def test_the_checkouts_task_file_takes_the_tasks_parameters():

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import runpy
 from pathlib import Path
 
 import pytest
 from cmi_inspect.causal_locomo.data import load_records
 from cmi_inspect.causal_locomo.dataset import sample_view
-from cmi_inspect.causal_locomo.selection import MemorySelection
+from cmi_inspect.causal_locomo.selection import MemorySelection, placeholder
 from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.errors import UserError
 from cmi_inspect.report.runs import strategy_calls
@@ -85,7 +86,9 @@ def guard_against_non_causal_cmi(data_file: Path, tmp_path: Path, limit: int | N
         view = sample_view(records[str(sample.id)], "blind", "", "")  # what the strategy was shown
         texts = {m.key: m.content for m in view.memories}
         candidates = diagnostics.candidates
-        verdicts = guard.check(str(sample.input), {c.key: texts[c.key] for c in candidates}, view.past_sessions)
+        verdicts = guard.check(  # placeholders, as CMI's reasons name the other memory
+            str(sample.input), {c.key: texts[c.key] for c in candidates}, view.past_sessions, placeholder
+        )
         for c, v in zip(candidates, verdicts, strict=True):
             assert v.key == c.key
             if c.reason.startswith("evidence risk"):
@@ -146,7 +149,7 @@ def test_guard_evidence_filters_a_strategys_picks_and_the_prompt_it_writes(tmp_p
         picks = plain[sample_id].store_as(MemorySelection).selected
         view = sample_view(records[sample_id], "blind", "", "")
         texts = {m.key: m.content for m in view.memories}
-        verdicts = guard.check(str(sample.input), {k: texts[k] for k in picks}, view.past_sessions)
+        verdicts = guard.check(str(sample.input), {k: texts[k] for k in picks}, view.past_sessions, placeholder)
         dropped = {v.key: v.reason for v in verdicts if not v.kept}
         record = sample.store_as(MemorySelection)
         assert record.guard is not None and record.guard.checked == picks
@@ -159,7 +162,10 @@ def test_guard_evidence_filters_a_strategys_picks_and_the_prompt_it_writes(tmp_p
         assert (call.cache == "read") == (not dropped), sample_id
         if dropped:
             dropped_somewhere = True
-            assert "The evidence guard dropped:" in str(sample.scores["memory_selection"].explanation)
+            explanation = str(sample.scores["memory_selection"].explanation)
+            assert "The evidence guard dropped:" in explanation
+            # every memory by its data id and label (harm_00 (harmful)), none by a blind key (m5)
+            assert not re.search(r"\bm\d+\b|⟨", explanation), explanation
     assert dropped_somewhere
 
 

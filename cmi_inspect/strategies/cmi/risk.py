@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from cmi_inspect.causal_locomo.selection import placeholder
 from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.errors import choose
 from cmi_inspect.retrieval import Embedder
@@ -108,14 +109,29 @@ def history_support(c: Candidate) -> float:
     return (c.memory_support.score if c.memory_support is not None else 0.0) + answer
 
 
-def evidence_risk(c: Candidate, by_key: Mapping[str, Candidate]) -> str | None:
+def decimals_apart(a: float, b: float, least: int = 2) -> int:
+    """The fewest decimals, ``least`` at least, at which ``a`` and ``b`` are written apart
+    ("0.0213 vs 0.0208", never "0.02 vs 0.02"); ``least`` for equal numbers."""
+    for decimals in range(least, 17):
+        if f"{a:.{decimals}f}" != f"{b:.{decimals}f}":
+            return decimals
+    return least
+
+
+def evidence_risk(
+    c: Candidate, by_key: Mapping[str, Candidate], name: Callable[[str], str] = placeholder
+) -> str | None:
     """Why the evidence filter drops ``c``: a conflicting candidate (whether or not it passed
-    the rule) is better supported by the history (``history_support``)."""
+    the rule) is better supported by the history (``history_support``). The reason names that
+    candidate by ``name(key)``: by default a placeholder, which the scorer fills with the
+    memory's data id and label (a blind key such as ``m5`` is shown nowhere in View)."""
     for key in c.conflicts:
         if history_support(by_key[key]) > history_support(c):
+            better, own = history_support(by_key[key]), history_support(c)
+            d = decimals_apart(better, own)
             return (
-                f"evidence risk: another version of the claim of {key}, which the history "
-                f"supports better ({history_support(by_key[key]):.2f} vs {history_support(c):.2f})"
+                f"evidence risk: another version of the claim of {name(key)}, which the "
+                f"history supports better ({better:.{d}f} vs {own:.{d}f})"
             )
     return None
 

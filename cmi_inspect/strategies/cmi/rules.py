@@ -18,7 +18,7 @@ from cmi_inspect.strategies.cmi.effect import Effect, effect
 from cmi_inspect.strategies.cmi.features import FEATURES
 from cmi_inspect.strategies.cmi.interventions import InterventionScorer, intervention_scorer
 from cmi_inspect.strategies.cmi.profiles import PROFILES, Profile
-from cmi_inspect.strategies.cmi.risk import Conflicts, RiskFilter, risk_filter
+from cmi_inspect.strategies.cmi.risk import Conflicts, RiskFilter, decimals_apart, risk_filter
 from cmi_inspect.strategies.cmi.selector import RULE, SelectorFile, selector_named, shipped
 
 
@@ -308,8 +308,9 @@ class Choices:
             return rule_rejection(c, label, self.config)
         assert c.probability is not None, "rank the candidates first"
         if c.probability < self.selector.threshold:
+            d = decimals_apart(c.probability, self.selector.threshold, 3)
             return (
-                f"{self.selector.name}: p(useful) {c.probability:.3f} < threshold "
+                f"{self.selector.name}: p(useful) {c.probability:.{d}f} < threshold "
                 f"{self.selector.threshold}"
             )
         return None
@@ -335,11 +336,13 @@ def rule_rejection(c: Candidate, label: str | None, config: CMIConfig) -> str | 
     if ablation.tests_utility:
         assert c.utility is not None
         if c.utility <= config.tau_u:
-            return f"utility {c.utility:+.3f} <= tau_u {config.tau_u}"
+            d = decimals_apart(c.utility, config.tau_u, 3)
+            return f"utility {c.utility:+.{d}f} <= tau_u {config.tau_u}"
     if ablation.tests_stability:
         assert c.stability is not None
         if c.stability < config.tau_s:
-            return f"stability {c.stability:+.3f} < tau_s {config.tau_s}"
+            d = decimals_apart(c.stability, config.tau_s, 3)
+            return f"stability {c.stability:+.{d}f} < tau_s {config.tau_s}"
     return None
 
 

@@ -7,7 +7,7 @@ from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.retrieval import HashingEmbedder
 from cmi_inspect.strategies.cmi import CMI, RISK_FILTERS, Candidate, CMIConfig, RiskFilter, evidence_risk
 from cmi_inspect.strategies.cmi.evidence import Support
-from cmi_inspect.strategies.cmi.risk import find_conflicts
+from cmi_inspect.strategies.cmi.risk import decimals_apart, find_conflicts
 
 from conftest import gold_scorer, memory_task_for, mock_model
 
@@ -36,12 +36,22 @@ def test_evidence_risk_weighs_the_memory_and_its_answer():
     b = supported("b", 0.6, 0.2, {"a": 0.9})
     by_key = {"a": a, "b": b}
     assert evidence_risk(a, by_key) is None  # 0.90 against 0.80
-    assert evidence_risk(b, by_key) == (
-        "evidence risk: another version of the claim of a, which the history supports better (0.90 vs 0.80)"
+    assert evidence_risk(b, by_key) == (  # the scorer writes a's data id for its placeholder
+        "evidence risk: another version of the claim of ⟨a⟩, which the history supports better (0.90 vs 0.80)"
     )
+    assert str(evidence_risk(b, by_key, str)).startswith("evidence risk: another version of the claim of a,")
     lone = supported("c", 0.0, None, {})
     assert evidence_risk(lone, {"c": lone}) is None  # no conflict, nothing to prefer
     assert RISK_FILTERS["evidence"].verdict(b, Memory("b", "x", 1), by_key) == evidence_risk(b, by_key)
+
+
+def test_evidence_risk_writes_enough_digits_to_show_the_difference():
+    a = supported("a", 0.0213, None, {"b": 0.9})
+    b = supported("b", 0.0208, None, {"a": 0.9})
+    assert evidence_risk(b, {"a": a, "b": b}, str) == (
+        "evidence risk: another version of the claim of a, which the history supports better (0.0213 vs 0.0208)"
+    )
+    assert decimals_apart(0.5, 0.5) == 2 and decimals_apart(0.30001, 0.3, 3) == 5
 
 
 async def test_conflicts_are_paraphrases_or_one_value_edits():

@@ -223,7 +223,7 @@ def value_of(sample: EvalSample, scorer: str) -> dict[str, Any]:
 def run_blind(solver: Any, tmp_path: Path, prompts: list[str] | None = None, **task_args: Any) -> EvalLog:
     """One blind-protocol eval of ``solver`` on a model that always says "I am not sure.",
     recording its prompts in ``prompts``."""
-    from cmi_inspect.causal_locomo.task import causal_locomo
+    from cmi_inspect.task import causal_locomo
     from inspect_ai import eval as inspect_eval
 
     require_data(task_args)

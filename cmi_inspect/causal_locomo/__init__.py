@@ -1,5 +1,6 @@
-"""Causal-LoCoMo, the eval: its data, protocols, task, scorers and judge in one folder.
+"""Causal-LoCoMo, the eval: its data, protocols, scorers and judge in one folder.
 
-It imports nothing here, so a strategy can import the data and view layers without loading
-the task (which imports every strategy's solver). README.md says what the eval measures.
+It imports nothing here and none of it imports a strategy, so a strategy can import the
+data and view layers; the ``@task`` that joins them to the strategy solvers is
+``cmi_inspect.task``, above both. README.md says what the eval measures.
 """

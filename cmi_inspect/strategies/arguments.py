@@ -60,7 +60,7 @@ class StrategyArguments:
 
     @property
     def signature(self) -> inspect.Signature:
-        """The signature of the strategy's solver factory: keyword arguments only."""
+        """Its arguments as its strategy solver takes them: keyword arguments only."""
         extra = [Parameter("kwargs", Parameter.VAR_KEYWORD)] if self.open else []
         return inspect.Signature([*self.parameters, *extra])
 

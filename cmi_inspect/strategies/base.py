@@ -105,9 +105,11 @@ MemoryNames = Mapping[str, str]
 class MemoryStrategy(ABC):
     """A memory system: picks memories for a request and writes the prompt.
 
-    Its docstring is its solver's (``-S`` arguments under ``Args:``); its ``-S`` arguments
-    are its constructor's keyword parameters unless it declares them as one record
-    (``Args``), and ``strategies.arguments`` checks them before the run.
+    Its ``-S`` arguments are its constructor's keyword parameters unless it declares them
+    as one record (``Args``), and ``strategies.arguments`` checks them before the run. A
+    built-in one's strategy solver (``strategies.solvers``) declares and documents them; an
+    installed one runs through ``memory_strategy``, its docstring documenting them
+    (``Args:``).
     """
 
     name: ClassVar[str]
@@ -138,7 +140,7 @@ class MemoryStrategy(ABC):
         return None
 
     def answer_scorer(self) -> AnswerScorerFactory | None:
-        """What its solver builds from each sample and hands over as
+        """What its strategy solver builds from each sample and hands over as
         ``MemoryTask.score_answer`` (None: nothing; CMI's gold scorer is the one there is)."""
         return None
 
@@ -282,7 +284,8 @@ def strategy_solver(
     answer_scorer: AnswerScorerFactory | None = None,
     guard: PickGuard | None = None,
 ) -> Solver:
-    """Rewrite the sample's context with the strategy's choice, then answer.
+    """The strategy solver's work around a built ``strategy``: rewrite the sample's context
+    with the strategy's choice, then answer.
 
     The strategy chooses behind ``sealed_select``'s boundary; its picks are checked against
     the bank it was shown, an answer it hands back against the model calls it made, and a

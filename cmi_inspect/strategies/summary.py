@@ -35,9 +35,7 @@ class SummaryDetails(BaseModel):
 class SummaryMemory(MemoryStrategy):
     """Answer from one summary of the bank.
 
-    Args:
-        mode: ``llm`` (written by the ``summarizer`` role, else the response model)
-            or ``concat`` (the reference code's first eight memories joined).
+    Its ``-S`` arguments are those of its strategy solver, ``strategies.solvers.summary_memory``.
     """
 
     name = "summary_memory"

@@ -7,8 +7,8 @@ from cmi_inspect.causal_locomo.answer_key import sealed_example
 from cmi_inspect.causal_locomo.data import sha256_of
 from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
 from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION
-from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.strategies.solvers import cmi, full_history, no_memory, vector_memory
+from cmi_inspect.task import causal_locomo
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.solver import Generate, Solver, TaskState, chain, solver

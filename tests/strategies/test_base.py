@@ -7,8 +7,8 @@ from functools import partial
 
 import pytest
 from cmi_inspect.causal_locomo.data import load_records
-from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.strategies.solvers import graph_memory, reflection_memory, summary_memory, vector_memory
+from cmi_inspect.task import causal_locomo
 from hostile import GIVE_UP
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog

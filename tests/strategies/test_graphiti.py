@@ -192,8 +192,8 @@ def test_graphiti_keeps_the_contract(scripted_endpoint, monkeypatch):
 @needs_graphiti
 @pytest.mark.slow  # Graphiti's prompts through SmolLM2 on a CPU: minutes
 def test_end_to_end_with_the_embedded_model_served(by_entry_point, tmp_path):
-    from cmi_inspect.causal_locomo.task import causal_locomo
     from cmi_inspect.strategies.solvers import memory_strategy
+    from cmi_inspect.task import causal_locomo
     from inspect_ai import eval as inspect_eval
 
     [log] = inspect_eval(

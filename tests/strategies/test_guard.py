@@ -10,13 +10,13 @@ import pytest
 from cmi_inspect.causal_locomo.data import load_records
 from cmi_inspect.causal_locomo.dataset import sample_view
 from cmi_inspect.causal_locomo.selection import MemorySelection
-from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.errors import UserError
 from cmi_inspect.report.runs import strategy_calls
 from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Selection
 from cmi_inspect.strategies.cmi.diagnostics import logged_diagnostics
 from cmi_inspect.strategies.guard import CMI_CONFLICTS, MemoryGuard, Session
-from cmi_inspect.strategies.solvers import memory_strategy, strategy_solver_for
+from cmi_inspect.strategies.solvers import make_strategy_solver, memory_strategy
+from cmi_inspect.task import causal_locomo
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import CachePolicy
@@ -179,7 +179,7 @@ def test_an_unknown_guard_or_a_strategy_argument_called_guard_is_one_line():
     with pytest.raises(UserError, match=r"^Unknown guard 'nope'; choose from none, evidence\.$"):
         memory_strategy(strategy="vector_memory", guard="nope")
     with pytest.raises(UserError, match="^Strategy 'takes_guard' declares -S guard, a name the benchmark keeps"):
-        strategy_solver_for(TakesGuard, {})
+        make_strategy_solver(TakesGuard, {})
 
 
 @pytest.mark.skipif(importlib.util.find_spec("mem0") is None, reason="needs the mem0 extra")

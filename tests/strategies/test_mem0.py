@@ -116,8 +116,8 @@ def test_mem0_is_found_by_its_entry_point(by_entry_point):
 
 @needs_mem0
 def test_a_run_by_name_scores_and_explains_its_selection(by_entry_point, tmp_path):
-    from cmi_inspect.causal_locomo.task import causal_locomo
     from cmi_inspect.strategies.solvers import memory_strategy
+    from cmi_inspect.task import causal_locomo
     from inspect_ai import eval as inspect_eval
 
     [log] = inspect_eval(
@@ -198,10 +198,10 @@ async def test_a_failed_extraction_is_recorded_not_a_silent_empty_selection(reco
 @needs_mem0
 @pytest.mark.slow  # two mem0 runs through a scripted endpoint
 def test_the_report_counts_the_samples_whose_extraction_failed(by_entry_point, endpoint, tmp_path):
-    from cmi_inspect.causal_locomo.task import causal_locomo
     from cmi_inspect.report import build_report
     from cmi_inspect.report.runs import read_runs
     from cmi_inspect.strategies.solvers import memory_strategy
+    from cmi_inspect.task import causal_locomo
     from inspect_ai import eval as inspect_eval
 
     model = endpoint(lambda p: (200, "I am not sure."))  # mem0's LLM and the response model
@@ -274,8 +274,8 @@ def test_the_endpoint_is_the_served_gguf_model_or_the_openai_api_providers(monke
 @needs_mem0
 @pytest.mark.slow  # mem0's 8,600-token instructions through SmolLM2 on a CPU: minutes
 def test_infer_true_end_to_end_with_the_embedded_model_served(by_entry_point, tmp_path):
-    from cmi_inspect.causal_locomo.task import causal_locomo
     from cmi_inspect.strategies.solvers import memory_strategy
+    from cmi_inspect.task import causal_locomo
     from inspect_ai import eval as inspect_eval
 
     [log] = inspect_eval(

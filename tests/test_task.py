@@ -12,8 +12,8 @@ import pytest
 from cmi_inspect.causal_locomo.data import CAUSAL_LOCOMO_SHA256
 from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION
 from cmi_inspect.causal_locomo.prompts import PROMPT_VERSION
-from cmi_inspect.causal_locomo.task import TASK_VERSION, causal_locomo
 from cmi_inspect.errors import UserError
+from cmi_inspect.task import TASK_VERSION, causal_locomo
 from inspect_ai.log import EvalLog, read_eval_log
 
 from conftest import REPO, SYNTHETIC, require_data, samples_of, score_of, value_of
@@ -24,13 +24,14 @@ INSPECT = str(Path(sys.executable).parent / "inspect")
 
 
 def run_inspect_eval(
-    tmp_path: Path, *args: str, check: bool = True, display: str = "none"
+    tmp_path: Path, *args: str, check: bool = True, display: str = "none", task: str = "tasks/causal_locomo.py"
 ) -> subprocess.CompletedProcess[str]:
-    """``inspect eval tasks/causal_locomo.py ARGS`` from the repository root, as a user types it."""
+    """``inspect eval TASK ARGS`` from the repository root, as a user types it (TASK: the
+    checkout's task file, or the installed package's registry name)."""
     require_data(*args)
     env = {k: v for k, v in os.environ.items() if k not in ("INSPECT_EVAL_MODEL", "INSPECT_LOG_DIR")}
     return subprocess.run(
-        [INSPECT, "eval", "tasks/causal_locomo.py", "--log-dir", str(tmp_path), "--display", display, *args],
+        [INSPECT, "eval", task, "--log-dir", str(tmp_path), "--display", display, *args],
         cwd=REPO,
         env={**env, "PWD": str(REPO)},
         check=check,
@@ -39,9 +40,9 @@ def run_inspect_eval(
     )
 
 
-def inspect_eval(tmp_path: Path, *args: str) -> EvalLog:
+def inspect_eval(tmp_path: Path, *args: str, task: str = "tasks/causal_locomo.py") -> EvalLog:
     before = set(tmp_path.glob("*.eval"))
-    run_inspect_eval(tmp_path, *args)
+    run_inspect_eval(tmp_path, *args, task=task)
     [path] = set(tmp_path.glob("*.eval")) - before
     log = read_eval_log(str(path))
     assert log.status == "success", log.error
@@ -286,7 +287,18 @@ def test_a_solver_given_apart_leaves_the_run_named_after_the_task(tmp_path):
         tmp_path, "--solver", "graph_memory", "-T", "protocol=blind", "--model", "fixed_latency/0", "--limit", "1"
     )
     assert (log.eval.task_display_name, log.eval.tags) == ("causal_locomo", None)  # no header rewritten
-    assert log.plan.steps[-1].solver in ("graph_memory", "cmi_inspect/graph_memory")
+    assert log.plan.steps[-1].solver == "graph_memory"  # as typed: the checkout's bare name
+
+
+@pytest.mark.slow  # inspect eval in a subprocess, twice
+@pytest.mark.parametrize(
+    ("task", "solver"),
+    [("tasks/causal_locomo.py", "cmi"), ("cmi_inspect/causal_locomo", "cmi_inspect/cmi")],
+)
+def test_a_strategy_solver_runs_and_is_logged_by_the_name_typed(tmp_path, task, solver):
+    log = inspect_eval(tmp_path, "--solver", solver, "--model", "fixed_latency/0", "--limit", "1", task=task)
+    assert log.status == "success" and len(samples_of(log)) == 1
+    assert log.plan.steps[-1].solver == log.eval.solver == solver  # eval-retry reads log.eval.solver
 
 
 @pytest.mark.slow  # builds XL from LoCoMo, then inspect eval in a subprocess

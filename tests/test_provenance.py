@@ -18,7 +18,8 @@ from conftest import SYNTHETIC, mock_model
 def log_dir(tmp_path_factory):
     path = tmp_path_factory.mktemp("logs")
     # the checkout's task file and its bare names, as "--solver cmi" makes them
-    for solver in (registry_create("solver", "cmi", k=4), registry_create("solver", "vector_memory", embedder="hashing")):
+    cmi, vector = registry_create("solver", "cmi", k=4), registry_create("solver", "vector_memory", embedder="hashing")
+    for solver in (cmi, vector):
         inspect_eval(
             checkout.causal_locomo(data_file=str(SYNTHETIC), protocol="blind"),
             solver=solver,

@@ -29,7 +29,8 @@ SEAL = "cmi_inspect/selection"
 
 
 class SelectionSealError(RuntimeError):
-    """A sample's selection or scored answer is not what its strategy solver recorded: not scored."""
+    """A sample's selection or scored answer is not what its strategy solver recorded: not
+    scored."""
 
 
 class GuardRecord(BaseModel):

@@ -116,9 +116,9 @@ class MemoryStrategy(ABC):
     sandbox: str = ""
     """The sandbox its ``select`` runs in ('' in this process; ``strategies.isolation``)."""
     Args: ClassVar[type[Any] | None] = None
-    """The ``-S`` arguments as one typed record (a dataclass), for a strategy whose
-    constructor does not take them one by one (it is built by ``from_args``). None: the
-    constructor's keyword parameters are its arguments."""
+    """The ``-S`` arguments as one typed record (a dataclass or a pydantic model), for a
+    strategy whose constructor does not take them one by one (it is built by
+    ``from_args``). None: the constructor's keyword parameters are its arguments."""
 
     @abstractmethod
     async def select(self, task: MemoryTask) -> Selection: ...

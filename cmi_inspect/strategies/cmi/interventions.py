@@ -23,7 +23,6 @@ from cmi_inspect.causal_locomo.protocol import PROTOCOLS
 from cmi_inspect.errors import UserError, choose
 from cmi_inspect.strategies.base import AnswerScorer, AnswerScorerFactory, MemoryTask
 from cmi_inspect.strategies.cmi.history import History
-from cmi_inspect.strategies.cmi.profiles import PROFILES
 
 
 def nothing_injected(state: TaskState) -> None:
@@ -100,13 +99,3 @@ INTERVENTION_SCORERS: dict[str, InterventionScorer] = {
 def intervention_scorer(name: str) -> InterventionScorer:
     """The scorer named by ``-S intervention=``; a bad name is one line naming the choices."""
     return INTERVENTION_SCORERS[choose("intervention scorer", name, tuple(INTERVENTION_SCORERS))]
-
-
-def injected_scorer(name: str | None) -> AnswerScorerFactory:
-    """What the solver injects for the named scorer (None: each sample's protocol's)."""
-
-    def inject(state: TaskState) -> AnswerScorer | None:
-        protocol = state.metadata_as(SampleView).protocol
-        return intervention_scorer(name or PROFILES[protocol].intervention).injected(state)
-
-    return inject

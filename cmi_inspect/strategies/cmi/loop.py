@@ -10,7 +10,6 @@ of 2K+2.
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from inspect_ai.model import Model, ModelOutput
@@ -29,16 +28,15 @@ from cmi_inspect.strategies.base import (
     Pick,
     Selection,
 )
+from cmi_inspect.strategies.cmi.config import CMIArgs, CMIConfig, injected_scorer, settings
 from cmi_inspect.strategies.cmi.diagnostics import STRATEGY, Candidate, CMIDiagnostics
 from cmi_inspect.strategies.cmi.effect import GradedEffect, graded_effect
 from cmi_inspect.strategies.cmi.explain import explain
 from cmi_inspect.strategies.cmi.features import FeatureInputs, feature_rows, request_cosines
 from cmi_inspect.strategies.cmi.history import History
-from cmi_inspect.strategies.cmi.interventions import injected_scorer
 from cmi_inspect.strategies.cmi.perturb import perturb
-from cmi_inspect.strategies.cmi.profiles import PROFILES
 from cmi_inspect.strategies.cmi.proposal import propose
-from cmi_inspect.strategies.cmi.rules import Choices, CMIConfig, decide
+from cmi_inspect.strategies.cmi.rules import Choices, decide
 from cmi_inspect.strategies.cmi.selector import RULE
 
 logger = logging.getLogger(__name__)
@@ -94,13 +92,6 @@ class Prompts:
             self.perturbed[key] = memory_prompt(request, [copy.line()])
 
 
-@dataclass(frozen=True)
-class CMIArgs(CMIConfig):
-    """CMI's ``-S`` arguments: its config, and the proposal's embedder by name."""
-
-    embedder: str | None = None
-
-
 class CMI(MemoryStrategy):
     """Causal Memory Intervention: keep memories that improve the answer, stably.
 
@@ -111,14 +102,14 @@ class CMI(MemoryStrategy):
     Args = CMIArgs
 
     def __init__(self, embedder: Embedder | None = None, config: CMIConfig | None = None) -> None:
-        """``embedder`` None: the protocol's (``Profile.embedder``), made on first use."""
+        """``embedder`` None: the protocol profile's (``Profile.embedder``), made on first use."""
         self.given_embedder = embedder
         self.named_embedders: dict[str, Embedder] = {}
         self.config = config or CMIConfig()
 
     @classmethod
     def from_args(cls, args: CMIArgs) -> CMI:
-        config = CMIConfig(**{f.name: getattr(args, f.name) for f in fields(CMIConfig)})
+        config = CMIConfig(**args.model_dump(exclude={"embedder"}))
         return cls(make_embedder(args.embedder) if args.embedder else None, config)
 
     def answer_scorer(self) -> AnswerScorerFactory:
@@ -127,12 +118,12 @@ class CMI(MemoryStrategy):
         return injected_scorer(self.config.intervention)
 
     def embedder(self, protocol: ProtocolName) -> Embedder:
-        """The given embedder, else the protocol's."""
+        """The given embedder, else the protocol's (``config.settings``)."""
         if self.given_embedder is not None:
             return self.given_embedder
-        return self.embedder_named(PROFILES[protocol].embedder, protocol)
+        return self.embedder_named(settings(self.config, protocol).embedder)
 
-    def embedder_named(self, name: str, protocol: ProtocolName) -> Embedder:
+    def embedder_named(self, name: str) -> Embedder:
         """An embedder by name, the proposal's when it is that one (each made once)."""
         proposal = self.given_embedder
         if proposal is not None and proposal.name == name:
@@ -174,7 +165,7 @@ class CMI(MemoryStrategy):
                 texts={k: m.content for k, m in memories.items()},
                 bank=[m.content for m in task.memories],
                 cosines=await request_cosines(
-                    self.embedder_named(choices.selector.embedder, task.protocol),
+                    self.embedder_named(choices.selector.embedder),
                     task.request,
                     {k: m.content for k, m in memories.items()},
                 ),
@@ -188,7 +179,7 @@ class CMI(MemoryStrategy):
 
         prompt = memory_prompt(task.request, [memories[c.key].line() for c in kept])
         diagnostics = CMIDiagnostics(
-            config=asdict(cfg),
+            config=cfg.model_dump(),
             embedder=embedder.name,
             intervention=choices.scorer.name,
             effect=choices.effect.name,

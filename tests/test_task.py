@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.data import CAUSAL_LOCOMO_SHA256
 from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION
 from cmi_inspect.causal_locomo.prompts import PROMPT_VERSION
@@ -76,7 +77,7 @@ def test_no_memory_on_the_default_local_model(tmp_path):
 def test_full_history_records_the_whole_bank(tmp_path):
     log = inspect_eval(tmp_path, "--solver", "full_history", "--limit", "2")
     for sample in samples_of(log):
-        bank = sample.metadata["memory_bank"]
+        bank = scored_record(sample).memory_bank
         assert value_of(sample, "memory_selection")["n_selected"] == len(bank)
         assert sample.store["MemorySelection:details"]["sessions_kept"] >= 1
         assert "Earlier conversations:" in sample.messages[0].text
@@ -98,7 +99,7 @@ def test_bank_strategies(tmp_path, solver, args, expected):
     if args:
         assert log.eval.solver_args == {"top_k": int(args[1].split("=")[1])}
     for sample in samples_of(log):
-        n = len(sample.metadata["memory_bank"]) if expected == "bank" else expected
+        n = len(scored_record(sample).memory_bank) if expected == "bank" else expected
         assert value_of(sample, "memory_selection")["n_selected"] == n
 
 
@@ -123,7 +124,7 @@ def test_cmi_ablations(tmp_path, ablation):
     details = sample.store["MemorySelection:details"]
     assert details["config"]["ablation"] == ablation
     if ablation == "oracle":
-        gold = set(sample.metadata["gold_memory_ids"])
+        gold = set(scored_record(sample).gold_memory_ids)
         chosen = {c["key"] for c in details["candidates"] if c["selected"]}
         assert chosen == gold & {c["key"] for c in details["candidates"]}
 
@@ -320,7 +321,7 @@ def test_xl_end_to_end_on_a_few_samples(tmp_path):
     assert len(samples) == 3 and sorted(log.eval.tags or []) == ["cmi", "dataset=xl", "protocol=blind"]
     assert len({s.metadata["task_family"] for s in samples}) > 1  # a prefix is stratified
     for sample in samples:
-        assert {m["memory_id"] for m in sample.metadata["memory_bank"]} >= set(sample.metadata["gold_memory_ids"])
+        assert {m.memory_id for m in scored_record(sample).memory_bank} >= set(scored_record(sample).gold_memory_ids)
         assert 0.0 <= value_of(sample, "memory_selection")["useful_f1"] <= 1.0
 
 

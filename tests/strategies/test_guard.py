@@ -7,6 +7,7 @@ import runpy
 from pathlib import Path
 
 import pytest
+from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.data import load_records
 from cmi_inspect.causal_locomo.dataset import sample_view
 from cmi_inspect.causal_locomo.selection import MemorySelection
@@ -201,4 +202,4 @@ def test_the_guard_checks_what_a_strategy_showed_as_well_as_what_it_declared(hos
     assert log.status == "success"
     for sample in samples_of(log):
         checked = sample.store["MemorySelection:guard"]["checked"]
-        assert len(checked) == len(sample.metadata["memory_bank"])  # nothing declared, all shown
+        assert len(checked) == len(scored_record(sample).memory_bank)  # nothing declared, all shown

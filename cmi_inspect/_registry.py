@@ -1,4 +1,4 @@
-"""Inspect entry point: the task, solvers and scorers (``cmi_inspect/NAME``) and the model
+"""Inspect entry point: the task, strategy solvers and scorers (``cmi_inspect/NAME``) and the model
 providers (``gguf/``, ``fixed_latency/``), registered when Inspect loads the plugin."""
 
 from inspect_ai.model import ModelAPI, modelapi

@@ -6,7 +6,7 @@ Run a strategy with ``inspect eval cmi_inspect/causal_locomo --solver cmi_inspec
 from anywhere the package is installed (or ``inspect eval tasks/causal_locomo.py --solver
 NAME`` from a checkout), NAME one of no_memory, full_history, summary_memory,
 vector_memory, graph_memory, reflection_memory, cmi (default: no_memory). ``-T
-strategy=NAME`` (with ``-T strategy_args=...``) makes the strategy the task's own solver
+strategy=NAME`` (with ``-T strategy_args=...``) makes the strategy the task's own strategy solver
 instead: the run is then named after it (``causal_locomo: cmi (blind)`` in View), what it
 would read that the protocol hides is refused before the run starts, and ``inspect
 eval-retry`` rebuilds it from the task's arguments; ``cmi-inspect run`` runs every row so.

@@ -1,12 +1,12 @@
-"""The one abstraction every memory strategy implements, and the solver around it.
+"""The one abstraction every memory strategy implements, and the strategy solver's work around it.
 
 A strategy receives the request and the protocol's view of the memory bank,
 chooses memories (possibly deriving text from them) and returns the prompt
-the response model answers; the solver records the choice in the sample's
+the response model answers; the strategy solver records the choice in the sample's
 store and produces the final answer.
 
 The boundary around ``select`` (``sealed_select``). Refused: it runs in an asyncio task of
-its own, so the solver's frame and Inspect's are not on its stack, in a context where
+its own, so the strategy solver's frame and Inspect's are not on its stack, in a context where
 Inspect's ``sample_state()`` is a tripwire (anything but the epoch, which the model-call
 cache reads, fails the sample naming the strategy, even if the strategy catches the error)
 and ``store()`` is an empty store. Harmless: whatever else reaches the running sample
@@ -77,7 +77,7 @@ class MemoryTask:
     model: Model
     score_answer: AnswerScorer | None = None
     """Scores a candidate answer in [0, 1]; only strategies that score their own
-    interventions (CMI) get one, from the solver that injects it."""
+    interventions (CMI) get one, from the strategy solver that injects it."""
 
 
 @dataclass

@@ -96,7 +96,7 @@ def _observe(strategy: MemoryStrategy) -> list[MemoryTask]:
 
 @solver(name="checked_strategy")
 def checked_strategy(strategy: MemoryStrategy) -> Solver:
-    """The solver of an already built strategy, as the benchmark runs every strategy."""
+    """The strategy solver of an already built strategy, as the benchmark runs every strategy."""
     return strategy_solver(strategy, strategy.answer_scorer())
 
 

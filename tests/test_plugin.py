@@ -65,7 +65,7 @@ def test_the_wheel_holds_the_task_solvers_scorers_and_entry_point(tmp_path):
     )
     [wheel] = tmp_path.glob("cmi_inspect-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    modules = ("causal_locomo/task", "strategies/solvers", "causal_locomo/scorers", "_registry")
+    modules = ("task", "strategies/solvers", "causal_locomo/scorers", "_registry")
     for module in (*modules, "local_model/provider"):
         assert f"cmi_inspect/{module}.py" in names
     for card in ("README.md", "annotations/release_harmful_kinds.json"):

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from inspect_ai.log import list_eval_logs, read_eval_log
 
-from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
+from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.scorers import answer_score
 from cmi_inspect.strategies.cmi import logged_diagnostics
 from cmi_inspect.strategies.cmi.features import CAUSAL, NON_CAUSAL
@@ -50,7 +50,7 @@ async def answer_scores(dev_dir: str) -> dict[str, list[float]]:
             d = logged_diagnostics(sample)
             if d is None or not sample.scores:
                 continue
-            meta = sample.metadata_as(CausalLocomoMetadata)
+            meta = scored_record(sample)
             request, criteria = sample_request(sample), meta.scoring_criteria
             texts = [d.answer_no_memory or "", *(c.answer_with or "" for c in d.candidates)]
             out[str(sample.id)] = [

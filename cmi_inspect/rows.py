@@ -27,16 +27,16 @@ DEFAULT_RETRY_ON_ERROR = 1
 
 
 def causal_locomo_task(**task_args: Any) -> Task:
-    from cmi_inspect.causal_locomo.task import causal_locomo
+    from cmi_inspect.task import causal_locomo
 
     return causal_locomo(**task_args)
 
 
 def run_task(name: str, params: dict[str, Any], task_args: dict[str, Any]) -> Task:
-    """The task of one row: the strategy as the task's own solver (``-T strategy=``), so
+    """The task of one row: the strategy as the task's own strategy solver (``-T strategy=``), so
     that the run is named after it, refused before it starts for what its protocol hides,
     and rebuilt by ``inspect eval-retry`` from the task's arguments."""
-    from cmi_inspect.causal_locomo.task import causal_locomo
+    from cmi_inspect.task import causal_locomo
 
     return causal_locomo(**task_args, strategy=name, strategy_args=params)
 

@@ -3,8 +3,8 @@
 This is Inspect's ``eval_set``: one task per strategy, all written to
 ``LOG_DIR``. Run the same command again after an interruption and finished
 tasks are kept while unfinished ones resume, reusing their completed samples.
-The task and solvers are the installed package's, so it runs from any directory; each row
-is the task with its strategy as its own solver (``-T strategy=NAME``), so its logs are
+The task and strategy solvers are the installed package's, so it runs from any directory; each row
+is the task with its strategy as its own strategy solver (``-T strategy=NAME``), so its logs are
 those of ``inspect eval cmi_inspect/causal_locomo -T strategy=NAME``: named after the
 strategy in Inspect View and continued by ``inspect eval-retry`` with no header rewritten.
 Tasks run one at a time by default, so that each strategy's wall-clock is its

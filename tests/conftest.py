@@ -223,7 +223,7 @@ def value_of(sample: EvalSample, scorer: str) -> dict[str, Any]:
 def run_blind(solver: Any, tmp_path: Path, prompts: list[str] | None = None, **task_args: Any) -> EvalLog:
     """One blind-protocol eval of ``solver`` on a model that always says "I am not sure.",
     recording its prompts in ``prompts``."""
-    from cmi_inspect.causal_locomo.task import causal_locomo
+    from cmi_inspect.task import causal_locomo
     from inspect_ai import eval as inspect_eval
 
     require_data(task_args)
@@ -352,3 +352,22 @@ def by_entry_point(monkeypatch):
     strategies.installed_strategies.cache_clear()
     yield
     strategies.installed_strategies.cache_clear()
+
+
+def extra_missing(load: Callable[[], object]) -> str:
+    """Why an optional library cannot be imported here: its extra's one line naming the
+    install command ('' when it can), for a test that runs it to skip with."""
+    from cmi_inspect.errors import UserError
+
+    try:
+        load()
+    except UserError as ex:
+        return str(ex)
+    return ""
+
+
+def needs_extra(load: Callable[[], object]) -> pytest.MarkDecorator:
+    """Skip a test that runs an optional library where its extra is missing, with the line
+    that names the install command (``extra_missing``)."""
+    missing = extra_missing(load)
+    return pytest.mark.skipif(bool(missing), reason=missing or "installed")

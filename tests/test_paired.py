@@ -7,7 +7,6 @@ import json
 
 import numpy as np
 import pytest
-from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.errors import UserError
 from cmi_inspect.report.paired import (
     compare,
@@ -18,6 +17,7 @@ from cmi_inspect.report.paired import (
     per_sample,
 )
 from cmi_inspect.strategies.solvers import full_history, no_memory
+from cmi_inspect.task import causal_locomo
 from inspect_ai import eval as inspect_eval
 
 from conftest import SYNTHETIC, mock_model

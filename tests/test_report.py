@@ -6,10 +6,10 @@ import json
 
 import pytest
 from cmi_inspect.causal_locomo.data import CAUSAL_LOCOMO_SHA256, sha256_of
-from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.report import build_report
 from cmi_inspect.report.runs import ALIAS_JUDGE, read_runs
 from cmi_inspect.strategies.solvers import cmi, full_history, graph_memory, no_memory, summary_memory, vector_memory
+from cmi_inspect.task import causal_locomo
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample

@@ -1,9 +1,10 @@
-"""Causal-LoCoMo, the eval: its data, protocols, task, scorers and judge in one folder.
+"""Causal-LoCoMo, the eval: its data, protocols, scorers and judge in one folder.
 
-Its two tasks, ``causal_locomo`` and ``judge_calibration``, load on first use (PEP 562), so
-that a strategy can import the data and view layers without loading the task (which
-imports every strategy's solver). README.md says what the eval measures; eval.yaml is its
-entry for the Inspect Evals register.
+None of its modules imports a strategy, so a strategy can import the data and view layers;
+the ``@task`` that joins them to the strategy solvers is ``cmi_inspect.task``, above both.
+The eval's two tasks, ``causal_locomo`` and ``judge_calibration``, are exported here and
+load on first use (PEP 562), so importing this package loads neither. README.md says what
+the eval measures; eval.yaml is its entry for the Inspect Evals register.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cmi_inspect.causal_locomo.judge_audit import judge_calibration
-    from cmi_inspect.causal_locomo.task import causal_locomo
+    from cmi_inspect.task import causal_locomo
 
 _MODULES = {
-    "causal_locomo": "cmi_inspect.causal_locomo.task",
+    "causal_locomo": "cmi_inspect.task",
     "judge_calibration": "cmi_inspect.causal_locomo.judge_audit",
 }
 """Each task's module."""

@@ -5,6 +5,9 @@ reach through Inspect holds one. The scorers read the key from the data file the
 named, checked against the sha256 the task recorded, and hold it as text (one JSON string
 per example, digested); they then check that what the sample carries is exactly what the
 key says it should carry, so a sample changed while it ran is reported, never scored.
+Once a sample is scored they write its whole record in its store (``ScoredExample``), for
+the log: the report and the analyses read labels from there (``scored_record``), and the
+sample's own metadata stays what it ran with.
 """
 
 from __future__ import annotations
@@ -16,6 +19,9 @@ from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
+
+from inspect_ai.log import EvalSample
+from inspect_ai.util import StoreModel
 
 from cmi_inspect.causal_locomo.data import ExampleRecord
 from cmi_inspect.causal_locomo.dataset import (
@@ -53,7 +59,7 @@ class SealedExample:
 
     @property
     def metadata(self) -> CausalLocomoMetadata:
-        """The whole record: what the scored sample's metadata becomes."""
+        """The whole record: what the scored sample's store holds (``ScoredExample``)."""
         return record_metadata(self.record, self.protocol)
 
     @property
@@ -64,17 +70,10 @@ class SealedExample:
 
     def changed(self, carried: Mapping[str, Any], target: list[str]) -> list[str]:
         """The fields in which a sample's metadata and target differ from what the key says
-        it carries: its view while it runs, or the whole record once scored, and the sealed
-        note for a target (an older log's: none, or the gold answers); empty: none."""
-        whole = self.metadata.model_dump(mode="json")
-        expected = (
-            whole
-            if "memory_bank" in carried
-            else sample_view(
-                self.record, self.protocol, self.data_file, self.data_sha256
-            ).model_dump(mode="json")
-        )
-        fields = differing_fields(expected, carried)
+        it carries: its view, and the sealed note for a target (an older log's: none, or the
+        gold answers); empty: none."""
+        view = sample_view(self.record, self.protocol, self.data_file, self.data_sha256)
+        fields = differing_fields(view.model_dump(mode="json"), carried)
         if any(target) and target not in ([SEALED_TARGET], self.target):
             fields.append("target")
         return fields
@@ -103,3 +102,17 @@ def sealed_example(
         data_sha256=data_sha256,
         digest=hashlib.sha256(text.encode()).hexdigest(),
     )
+
+
+class ScoredExample(StoreModel):
+    """A scored sample's whole record, answer key included, as JSON (a null field kept, as
+    the data file has it), written by its scorers for the log (empty: not scored)."""
+
+    record: dict[str, Any] = {}
+
+
+def scored_record(sample: EvalSample) -> CausalLocomoMetadata:
+    """A logged sample's whole record: what its scorers wrote in its store, else (a log from
+    before they did) its metadata, which they then replaced."""
+    record = sample.store_as(ScoredExample).record
+    return CausalLocomoMetadata.model_validate(record or sample.metadata)

@@ -3,7 +3,7 @@
 A sample carries only what its strategy is shown (``SampleView``): the request's memories as
 the protocol shows them and the past sessions, never a label the protocol hides, a gold
 answer or a scoring criterion. Its answer key stays in the data file, which the scorers
-read for themselves (``answer_key``); once scored, the sample's metadata is the full record
+read for themselves (``answer_key``); once scored, the sample's store holds the full record
 (``CausalLocomoMetadata``) for the log and the report.
 """
 
@@ -43,8 +43,9 @@ DATASETS = ("release", "xl")
 
 
 class CausalLocomoMetadata(BaseModel, frozen=True):
-    """An example's whole record, answer key included: what a scored sample's metadata holds
-    (the scorers write it from the sealed key), never what a running one carries."""
+    """An example's whole record, answer key included: what a scored sample's store holds
+    (the scorers write it from the sealed key, ``answer_key.ScoredExample``), never what a
+    running one carries."""
 
     example_id: str
     protocol: ProtocolName
@@ -89,7 +90,7 @@ def conversation_of(example_id: str) -> str | None:
     """The LoCoMo conversation an example comes from (``conv-26`` for ``conv-26_qa_0000``),
     or None for an id of another form (a data file of one's own). The release's records
     have no conversation field, only this id; XL's carry it too, as ``source_sample_id``,
-    but a scored sample's metadata (``CausalLocomoMetadata``) holds the id alone."""
+    but a scored sample's record (``CausalLocomoMetadata``) holds the id alone."""
     found = EXAMPLE_ID.fullmatch(example_id)
     return found["conversation"] if found else None
 

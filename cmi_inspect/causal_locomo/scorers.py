@@ -27,7 +27,12 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
-from cmi_inspect.causal_locomo.answer_key import AnswerKeyError, SealedExample, sealed_example
+from cmi_inspect.causal_locomo.answer_key import (
+    AnswerKeyError,
+    ScoredExample,
+    SealedExample,
+    sealed_example,
+)
 from cmi_inspect.causal_locomo.data import ScoringCriteria
 from cmi_inspect.causal_locomo.hedge import Hedge, hedge
 from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION, Verdict, answers, judge_answer
@@ -50,7 +55,7 @@ SCORINGS = ("paper", "strict")
 
 def sealed(state: TaskState, data_file: str, data_sha256: str, protocol: str) -> SealedExample:
     """The sample's entry of the sealed key, once what the sample carries is checked against
-    it; the sample's metadata then becomes the whole record, for the log."""
+    it; its store then holds the whole record, for the log (``ScoredExample``)."""
     shown = named_protocol(protocol).name
     example = sealed_example(data_file, data_sha256, str(state.sample_id), shown)
     changed = example.changed(state.metadata, list(state.target.target))
@@ -61,7 +66,7 @@ def sealed(state: TaskState, data_file: str, data_sha256: str, protocol: str) ->
             f"(sha256 {data_sha256[:12]}...) does not: it was changed while it ran (strategy "
             f"{strategy!r}), so it is not scored."
         )
-    state.metadata = example.metadata.model_dump(mode="json")
+    state.store_as(ScoredExample).record = example.metadata.model_dump(mode="json")
     return example
 
 

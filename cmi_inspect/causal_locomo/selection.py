@@ -1,6 +1,6 @@
 """A sample's memory selection as the log records it, sealed when it is recorded.
 
-The strategy's solver writes ``MemorySelection`` once its picks are checked, and seals it:
+The strategy solver writes ``MemorySelection`` once its picks are checked, and seals it:
 the record's sha256 goes into the sample's transcript (an ``InfoEvent`` from ``SEAL``), so
 the log holds what was recorded when it was. The scorers, and ``cmi-inspect verify`` from
 the log alone, refuse a sample whose record no longer matches its seal. The strategy's own
@@ -29,7 +29,8 @@ SEAL = "cmi_inspect/selection"
 
 
 class SelectionSealError(RuntimeError):
-    """A sample's selection or scored answer is not what its solver recorded: not scored."""
+    """A sample's selection or scored answer is not what its strategy solver recorded: not
+    scored."""
 
 
 class GuardRecord(BaseModel):

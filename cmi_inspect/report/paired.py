@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
-from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata, conversation_of
+from cmi_inspect.causal_locomo.answer_key import scored_record
+from cmi_inspect.causal_locomo.dataset import conversation_of
 from cmi_inspect.errors import UserError
 from cmi_inspect.report.runs import strategy_label
 from cmi_inspect.report.stats import fmt
@@ -100,7 +101,7 @@ def harmful_adopted(log: EvalLog, pairs: Collection[str] | None = None) -> tuple
     for s in log.samples or []:
         if s.error or not s.scores or (pairs is not None and pair_key(s) not in pairs):
             continue
-        meta = s.metadata_as(CausalLocomoMetadata)
+        meta = scored_record(s)
         score = s.scores["memory_selection"]
         selected = {row["memory_id"] for row in (score.metadata or {}).get("selected", [])}
         harmful = {m.memory_id for m in meta.memory_bank if m.label == "harmful"}

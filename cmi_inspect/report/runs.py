@@ -21,8 +21,8 @@ from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
 from cmi_inspect.causal_locomo import reference
+from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.data import CAUSAL_LOCOMO_SHA256
-from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
 from cmi_inspect.causal_locomo.log_tags import ISOLATED, TASK_NAME, is_causal_locomo, strategy_of
 from cmi_inspect.causal_locomo.log_tags import strategy_label as plan_label
 from cmi_inspect.causal_locomo.protocol import logged_protocol
@@ -206,7 +206,7 @@ def labelled_candidates(sample: EvalSample) -> list[dict[str, Any]]:
     details = sample.store_as(MemorySelection).details
     if not details.get("candidates"):
         return []
-    meta = sample.metadata_as(CausalLocomoMetadata)
+    meta = scored_record(sample)
     ids = key_to_memory_id(meta.example_id, meta.memory_bank, meta.protocol)
     labels = meta.labels
     return [
@@ -227,7 +227,7 @@ def family_scores(samples: list[EvalSample], logged: dict[str, float]) -> dict[s
     for s in samples:
         score = (s.scores or {})["task_score"].value
         assert isinstance(score, dict)
-        family = s.metadata_as(CausalLocomoMetadata).task_family
+        family = scored_record(s).task_family
         values[family][s.id].append(float(score["score"]))
     out = {}
     for family, scores in sorted(values.items()):
@@ -240,7 +240,7 @@ def poison_by_kind(samples: list[EvalSample]) -> dict[str, Mean]:
     """Share of a sample's harmful memories of each kind that the strategy selected."""
     adopted: dict[str, dict[Any, list[float]]] = defaultdict(lambda: defaultdict(list))
     for s in samples:
-        meta = s.metadata_as(CausalLocomoMetadata)
+        meta = scored_record(s)
         score = (s.scores or {})["memory_selection"]
         selected = {row["memory_id"] for row in (score.metadata or {}).get("selected", [])}
         kinds: dict[str, list[bool]] = defaultdict(list)

@@ -1,12 +1,12 @@
-"""The one abstraction every memory strategy implements, and the solver around it.
+"""The one abstraction every memory strategy implements, and the strategy solver's work around it.
 
 A strategy receives the request and the protocol's view of the memory bank,
 chooses memories (possibly deriving text from them) and returns the prompt
-the response model answers; the solver records the choice in the sample's
+the response model answers; the strategy solver records the choice in the sample's
 store and produces the final answer.
 
 The boundary around ``select`` (``sealed_select``). Refused: it runs in an asyncio task of
-its own, so the solver's frame and Inspect's are not on its stack, in a context where
+its own, so the strategy solver's frame and Inspect's are not on its stack, in a context where
 Inspect's ``sample_state()`` is a tripwire (anything but the epoch, which the model-call
 cache reads, fails the sample naming the strategy, even if the strategy catches the error)
 and ``store()`` is an empty store. Harmless: whatever else reaches the running sample
@@ -77,7 +77,7 @@ class MemoryTask:
     model: Model
     score_answer: AnswerScorer | None = None
     """Scores a candidate answer in [0, 1]; only strategies that score their own
-    interventions (CMI) get one, from the solver that injects it."""
+    interventions (CMI) get one, from the strategy solver that injects it."""
 
 
 @dataclass
@@ -105,18 +105,20 @@ MemoryNames = Mapping[str, str]
 class MemoryStrategy(ABC):
     """A memory system: picks memories for a request and writes the prompt.
 
-    Its docstring is its solver's (``-S`` arguments under ``Args:``); its ``-S`` arguments
-    are its constructor's keyword parameters unless it declares them as one record
-    (``Args``), and ``strategies.arguments`` checks them before the run.
+    Its ``-S`` arguments are its constructor's keyword parameters unless it declares them
+    as one record (``Args``), and ``strategies.arguments`` checks them before the run. A
+    built-in one's strategy solver (``strategies.solvers``) declares and documents them; an
+    installed one runs through ``memory_strategy``, its docstring documenting them
+    (``Args:``).
     """
 
     name: ClassVar[str]
     sandbox: str = ""
     """The sandbox its ``select`` runs in ('' in this process; ``strategies.isolation``)."""
     Args: ClassVar[type[Any] | None] = None
-    """The ``-S`` arguments as one typed record (a dataclass), for a strategy whose
-    constructor does not take them one by one (it is built by ``from_args``). None: the
-    constructor's keyword parameters are its arguments."""
+    """The ``-S`` arguments as one typed record (a dataclass or a pydantic model), for a
+    strategy whose constructor does not take them one by one (it is built by
+    ``from_args``). None: the constructor's keyword parameters are its arguments."""
 
     @abstractmethod
     async def select(self, task: MemoryTask) -> Selection: ...
@@ -138,7 +140,7 @@ class MemoryStrategy(ABC):
         return None
 
     def answer_scorer(self) -> AnswerScorerFactory | None:
-        """What its solver builds from each sample and hands over as
+        """What its strategy solver builds from each sample and hands over as
         ``MemoryTask.score_answer`` (None: nothing; CMI's gold scorer is the one there is)."""
         return None
 
@@ -282,7 +284,8 @@ def strategy_solver(
     answer_scorer: AnswerScorerFactory | None = None,
     guard: PickGuard | None = None,
 ) -> Solver:
-    """Rewrite the sample's context with the strategy's choice, then answer.
+    """The strategy solver's work around a built ``strategy``: rewrite the sample's context
+    with the strategy's choice, then answer.
 
     The strategy chooses behind ``sealed_select``'s boundary; its picks are checked against
     the bank it was shown, an answer it hands back against the model calls it made, and a

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from inspect_ai.model import Model
-from pydantic import BaseModel
 
 from cmi_inspect.errors import UserError
 from cmi_inspect.inspect_private import is_openai_compatible
@@ -30,24 +29,6 @@ class Endpoint:
 
     def __str__(self) -> str:
         return f"{self.model} at {self.url}"
-
-
-class LibraryRun(BaseModel):
-    """What a memory library with its own LLM client did on one sample, as its details
-    record it: its LLM, the calls it made and its own time (``cmi-inspect report`` counts
-    ``extraction_failed``)."""
-
-    top_k: int
-    embedder: str = "e5"
-    llm: str | None = None
-    """The library's LLM: the model name and the endpoint it was called at (None: none)."""
-    extraction_failed: bool = False
-    """Some bank memory's extraction failed; the library's details say which and why."""
-    llm_calls: int = 0
-    llm_input_tokens: int = 0
-    llm_output_tokens: int = 0
-    seconds: float = 0.0
-    """Time spent adding the bank and searching it."""
 
 
 def endpoint_for(model: Model, n_ctx: int, chat_format: str | None = None, *, why: str) -> Endpoint:

@@ -43,8 +43,7 @@ def graph_score(request: str, memory: Memory) -> float:
 class GraphMemory(MemoryStrategy):
     """Answer from the top-k memories of the memory / scope / concept graph.
 
-    Args:
-        top_k: Memories to select.
+    Its ``-S`` arguments are those of its strategy solver, ``strategies.solvers.graph_memory``.
     """
 
     name = "graph_memory"

@@ -23,10 +23,10 @@ from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.errors import choose
 from cmi_inspect.retrieval import Embedder, make_embedder
 from cmi_inspect.strategies.base import MemoryTask, Pick, PickGuard
+from cmi_inspect.strategies.cmi.config import CMIConfig
 from cmi_inspect.strategies.cmi.diagnostics import Candidate
 from cmi_inspect.strategies.cmi.evidence import BlindEvidence
 from cmi_inspect.strategies.cmi.risk import Conflicts, evidence_risk, find_conflicts
-from cmi_inspect.strategies.cmi.rules import CMIConfig
 
 CMI_CONFLICTS = CMIConfig().conflicts
 """CMI's conflict thresholds (cosine 0.88, word overlap 0.5), chosen on XL v1 and the release:

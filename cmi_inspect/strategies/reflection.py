@@ -69,8 +69,7 @@ class ReflectionDetails(BaseModel):
 class ReflectionMemory(MemoryStrategy):
     """Answer from the top-k reflections on the bank, by bag-of-words score.
 
-    Args:
-        top_k: Reflections (and so source memories) to select.
+    Its ``-S`` arguments are those of its strategy solver, ``strategies.solvers.reflection_memory``.
     """
 
     name = "reflection_memory"

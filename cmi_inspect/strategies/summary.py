@@ -101,10 +101,7 @@ async def store_summary(model: Model, notes: Sequence[str], budget: int) -> tupl
 class SummaryMemory(MemoryStrategy):
     """Answer from one summary of the bank.
 
-    Args:
-        mode: ``llm`` (written by the ``summarizer`` role, else the response model; a bank
-            too large for one request is summarised in chunks) or ``concat`` (the reference
-            code's first eight memories joined).
+    Its ``-S`` arguments are those of its strategy solver, ``strategies.solvers.summary_memory``.
     """
 
     name = "summary_memory"

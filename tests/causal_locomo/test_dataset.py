@@ -130,7 +130,7 @@ def test_bad_parameters_are_user_errors():
 
 
 def test_an_empty_file_and_an_empty_family_list_say_what_is_wrong(tmp_path):
-    from cmi_inspect.causal_locomo.task import causal_locomo
+    from cmi_inspect.task import causal_locomo
 
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")

@@ -43,7 +43,7 @@ def test_the_tags_name_the_strategy_protocol_data_and_arguments_set():
 
 
 def test_a_task_given_its_strategy_is_displayed_and_tagged_after_it_and_its_log_file_is_plain(tmp_path):
-    from cmi_inspect.causal_locomo.task import causal_locomo
+    from cmi_inspect.task import causal_locomo
     from inspect_ai import eval as inspect_eval
 
     from conftest import SYNTHETIC, mock_model

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from cmi_inspect.causal_locomo.answer_key import sealed_example
+from cmi_inspect.causal_locomo.answer_key import scored_record, sealed_example
 from cmi_inspect.causal_locomo.data import sha256_of
-from cmi_inspect.causal_locomo.dataset import SEALED_TARGET, CausalLocomoMetadata
+from cmi_inspect.causal_locomo.dataset import SEALED_TARGET, SampleView
 from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION
 from cmi_inspect.causal_locomo.scorers import count
-from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.strategies.solvers import cmi, full_history, no_memory, vector_memory
+from cmi_inspect.task import causal_locomo
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
@@ -227,9 +227,11 @@ def test_scores_come_from_the_sealed_key_and_say_which(tmp_path):
     digest = sha256_of(SYNTHETIC)
     for sample in samples_of(log):
         assert sample.target == SEALED_TARGET  # the sample never carried its gold answers
-        meta = sample.metadata_as(CausalLocomoMetadata)  # the whole record, once scored, for the log
+        meta = scored_record(sample)  # the whole record, once scored, in the store for the log
         sealed = sealed_example(str(SYNTHETIC), digest, str(sample.id), "blind")
         assert meta == sealed.metadata and meta.protocol == "blind"
+        assert SampleView.model_validate(sample.metadata).example_id == meta.example_id  # as it ran
+        assert "memory_bank" not in (sample.metadata or {})  # the scorers changed no metadata
         for name in ("task_score", "memory_selection"):
             assert score_of(sample, name).metadata["answer_key"] == {
                 "data_sha256": digest,

@@ -6,12 +6,15 @@ from __future__ import annotations
 from functools import partial
 
 import pytest
+from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.data import load_records
-from cmi_inspect.causal_locomo.task import causal_locomo
+from cmi_inspect.causal_locomo.scorers import count
 from cmi_inspect.strategies.solvers import graph_memory, reflection_memory, summary_memory, vector_memory
+from cmi_inspect.task import causal_locomo
 from hostile import GIVE_UP
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
+from inspect_ai.util import registry_info
 
 from conftest import SYNTHETIC, mock_model, require_data, samples_of, score_of
 
@@ -197,15 +200,16 @@ def test_a_strategy_that_shows_the_bank_but_declares_nothing_is_charged_with_all
     for sample in samples_of(log):
         score = score_of(sample, "memory_selection")
         value = dict(score.value)  # type: ignore[arg-type]
-        assert value.pop("undeclared") == len(sample.metadata["memory_bank"])
+        assert value.pop("undeclared") == len(scored_record(sample).memory_bank)
         expected = {k: v for k, v in charged[str(sample.id)].items() if k != "undeclared"}
         assert value == expected
-        assert expected["bad_rejection"] == 0 or not sample.metadata["bad_memory_ids"]
+        assert expected["bad_rejection"] == 0 or not scored_record(sample).bad_memory_ids
         assert "Exposed but not declared" in (score.explanation or "")
     assert any(v["poison_adoption"] > 0 for v in charged.values())
     assert log.results is not None
     undeclared = next(s for s in log.results.scores if s.name == "undeclared")
-    assert undeclared.metrics["count"].value == 3  # samples with memories shown undeclared
+    # the metric is logged under its registry name (cmi_inspect/count where the package is installed)
+    assert undeclared.metrics[registry_info(count).name].value == 3  # samples shown undeclared
 
 
 def test_an_answer_derived_by_the_model_from_the_bank_exposes_the_bank(hostile, tmp_path):
@@ -218,7 +222,7 @@ def test_an_answer_derived_by_the_model_from_the_bank_exposes_the_bank(hostile, 
     assert log.status == "success"
     for sample in samples_of(log):
         value = score_of(sample, "memory_selection").value
-        assert value["n_selected"] == len(sample.metadata["memory_bank"])  # type: ignore[index]
+        assert value["n_selected"] == len(scored_record(sample).memory_bank)
 
 
 @pytest.mark.parametrize("name", ["forge_answer", "reuse_other_answer"])

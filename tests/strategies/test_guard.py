@@ -8,16 +8,17 @@ import runpy
 from pathlib import Path
 
 import pytest
+from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.data import load_records
 from cmi_inspect.causal_locomo.dataset import sample_view
 from cmi_inspect.causal_locomo.selection import MemorySelection, placeholder
-from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.errors import UserError
 from cmi_inspect.report.runs import strategy_calls
 from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Selection
 from cmi_inspect.strategies.cmi.diagnostics import logged_diagnostics
 from cmi_inspect.strategies.guard import CMI_CONFLICTS, MemoryGuard, Session
-from cmi_inspect.strategies.solvers import memory_strategy, strategy_solver_for
+from cmi_inspect.strategies.solvers import make_strategy_solver, memory_strategy
+from cmi_inspect.task import causal_locomo
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import CachePolicy
@@ -185,7 +186,7 @@ def test_an_unknown_guard_or_a_strategy_argument_called_guard_is_one_line():
     with pytest.raises(UserError, match=r"^Unknown guard 'nope'; choose from none, evidence\.$"):
         memory_strategy(strategy="vector_memory", guard="nope")
     with pytest.raises(UserError, match="^Strategy 'takes_guard' declares -S guard, a name the benchmark keeps"):
-        strategy_solver_for(TakesGuard, {})
+        make_strategy_solver(TakesGuard, {})
 
 
 @pytest.mark.skipif(importlib.util.find_spec("mem0") is None, reason="needs the mem0 extra")
@@ -207,4 +208,4 @@ def test_the_guard_checks_what_a_strategy_showed_as_well_as_what_it_declared(hos
     assert log.status == "success"
     for sample in samples_of(log):
         checked = sample.store["MemorySelection:guard"]["checked"]
-        assert len(checked) == len(sample.metadata["memory_bank"])  # nothing declared, all shown
+        assert len(checked) == len(scored_record(sample).memory_bank)  # nothing declared, all shown

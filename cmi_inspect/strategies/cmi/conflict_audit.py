@@ -18,7 +18,7 @@ import anyio
 
 from cmi_inspect.causal_locomo.audit import AuditItem
 from cmi_inspect.retrieval import Embedder, make_embedder
-from cmi_inspect.strategies.cmi.rules import CMIConfig
+from cmi_inspect.strategies.cmi.config import CMIConfig
 from cmi_inspect.text import word_overlap
 
 LABEL_ORDER = ("harmful", "useful", "irrelevant")

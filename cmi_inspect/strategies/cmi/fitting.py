@@ -21,6 +21,7 @@ import anyio
 import numpy as np
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 
+from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata, conversation_of
 from cmi_inspect.causal_locomo.measures import selection_metrics
 from cmi_inspect.causal_locomo.view import key_to_memory_id, memory_view
@@ -111,7 +112,7 @@ async def logged_sample(
             f"sample {sample.id}: CMI asked no intervention there, so the features "
             f"{', '.join(causal)} cannot be computed; fit on a run of -S ablation=full."
         )
-    meta = sample.metadata_as(CausalLocomoMetadata)
+    meta = scored_record(sample)
     rows = feature_rows(await logged_inputs(sample, d, meta, embedder), names)
     ids = key_to_memory_id(meta.example_id, meta.memory_bank, meta.protocol)
     labels = meta.labels

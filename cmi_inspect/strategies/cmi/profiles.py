@@ -1,4 +1,5 @@
-"""CMI's defaults under each protocol: one typed profile per protocol, looked up once.
+"""CMI's defaults under each protocol: one typed profile per protocol, read by
+``config.settings`` alone.
 
 ``paper`` is the reference: interventions scored against the gold answer, memories
 labelled harmful dropped, the hashing embedder and the hybrid proposal. ``blind`` is
@@ -11,8 +12,12 @@ has exactly one useful memory, so a budget of three caps useful F1 near 0.5).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from cmi_inspect.causal_locomo.protocol import ProtocolName
+
+PresetName = Literal["rule", "learned"]
+"""CMI's presets (``config.PRESETS``): what decides which candidates it keeps."""
 
 
 @dataclass(frozen=True)
@@ -36,7 +41,8 @@ release recency is what promoted the poison."""
 
 @dataclass(frozen=True)
 class Profile:
-    """What CMI runs under one protocol unless a choice is named."""
+    """What CMI runs under one protocol unless a choice is named: the preset it runs by
+    default, and the settings of the rule preset (which the learned one keeps in part)."""
 
     protocol: ProtocolName
     intervention: str
@@ -58,9 +64,9 @@ class Profile:
     """Stability a kept memory must reach (-1: any; stabilities lie in [-1, 1])."""
     prefer: str
     """Which passing candidates fill the budget first (``rules.PREFER``)."""
-    selector: str = "rule"
-    """What decides: ``rule`` (the thresholds above) or a shipped learned selector's name
-    (``selector.SHIPPED``), which ranks the candidates itself."""
+    preset: PresetName = "rule"
+    """What decides by default: ``rule`` (the thresholds above) or ``learned`` (the shipped
+    learned selector, which ranks the candidates itself)."""
 
 
 PROFILES: dict[ProtocolName, Profile] = {

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.errors import UserError
 from cmi_inspect.strategies.cmi.features import CAUSAL, NON_CAUSAL
 from cmi_inspect.strategies.cmi.fitting import (
@@ -19,7 +18,8 @@ from cmi_inspect.strategies.cmi.fitting import (
     load_samples,
 )
 from cmi_inspect.strategies.cmi.selector import SelectorFile
-from cmi_inspect.strategies.solvers import SOLVERS
+from cmi_inspect.strategies.solvers import cmi
+from cmi_inspect.task import causal_locomo
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log, write_eval_log
 
@@ -59,7 +59,7 @@ def cmi_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     any_selector(causal=True).save(path)
     [log] = inspect_eval(
         causal_locomo(protocol="blind", data_file=str(SYNTHETIC)),
-        solver=SOLVERS["cmi"](selector=str(path), embedder="hashing"),
+        solver=cmi(selector=str(path), embedder="hashing"),
         model=mock_model(respond),
         display="none",
         log_dir=str(folder / "logs"),

@@ -9,11 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.data import CAUSAL_LOCOMO_SHA256
 from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION
 from cmi_inspect.causal_locomo.prompts import PROMPT_VERSION
-from cmi_inspect.causal_locomo.task import TASK_VERSION, causal_locomo, register_entry
 from cmi_inspect.errors import UserError
+from cmi_inspect.task import TASK_VERSION, causal_locomo, register_entry
 from inspect_ai.log import EvalLog, read_eval_log
 
 from conftest import REPO, SYNTHETIC, require_data, samples_of, score_of, value_of
@@ -24,13 +25,14 @@ INSPECT = str(Path(sys.executable).parent / "inspect")
 
 
 def run_inspect_eval(
-    tmp_path: Path, *args: str, check: bool = True, display: str = "none"
+    tmp_path: Path, *args: str, check: bool = True, display: str = "none", task: str = "tasks/causal_locomo.py"
 ) -> subprocess.CompletedProcess[str]:
-    """``inspect eval tasks/causal_locomo.py ARGS`` from the repository root, as a user types it."""
+    """``inspect eval TASK ARGS`` from the repository root, as a user types it (TASK: the
+    checkout's task file, or the installed package's registry name)."""
     require_data(*args)
     env = {k: v for k, v in os.environ.items() if k not in ("INSPECT_EVAL_MODEL", "INSPECT_LOG_DIR")}
     return subprocess.run(
-        [INSPECT, "eval", "tasks/causal_locomo.py", "--log-dir", str(tmp_path), "--display", display, *args],
+        [INSPECT, "eval", task, "--log-dir", str(tmp_path), "--display", display, *args],
         cwd=REPO,
         env={**env, "PWD": str(REPO)},
         check=check,
@@ -39,9 +41,9 @@ def run_inspect_eval(
     )
 
 
-def inspect_eval(tmp_path: Path, *args: str) -> EvalLog:
+def inspect_eval(tmp_path: Path, *args: str, task: str = "tasks/causal_locomo.py") -> EvalLog:
     before = set(tmp_path.glob("*.eval"))
-    run_inspect_eval(tmp_path, *args)
+    run_inspect_eval(tmp_path, *args, task=task)
     [path] = set(tmp_path.glob("*.eval")) - before
     log = read_eval_log(str(path))
     assert log.status == "success", log.error
@@ -75,7 +77,7 @@ def test_no_memory_on_the_default_local_model(tmp_path):
 def test_full_history_records_the_whole_bank(tmp_path):
     log = inspect_eval(tmp_path, "--solver", "full_history", "--limit", "2")
     for sample in samples_of(log):
-        bank = sample.metadata["memory_bank"]
+        bank = scored_record(sample).memory_bank
         assert value_of(sample, "memory_selection")["n_selected"] == len(bank)
         assert sample.store["MemorySelection:details"]["sessions_kept"] >= 1
         assert "Earlier conversations:" in sample.messages[0].text
@@ -97,7 +99,7 @@ def test_bank_strategies(tmp_path, solver, args, expected):
     if args:
         assert log.eval.solver_args == {"top_k": int(args[1].split("=")[1])}
     for sample in samples_of(log):
-        n = len(sample.metadata["memory_bank"]) if expected == "bank" else expected
+        n = len(scored_record(sample).memory_bank) if expected == "bank" else expected
         assert value_of(sample, "memory_selection")["n_selected"] == n
 
 
@@ -122,7 +124,7 @@ def test_cmi_ablations(tmp_path, ablation):
     details = sample.store["MemorySelection:details"]
     assert details["config"]["ablation"] == ablation
     if ablation == "oracle":
-        gold = set(sample.metadata["gold_memory_ids"])
+        gold = set(scored_record(sample).gold_memory_ids)
         chosen = {c["key"] for c in details["candidates"] if c["selected"]}
         assert chosen == gold & {c["key"] for c in details["candidates"]}
 
@@ -286,7 +288,18 @@ def test_a_solver_given_apart_leaves_the_run_named_after_the_task(tmp_path):
         tmp_path, "--solver", "graph_memory", "-T", "protocol=blind", "--model", "fixed_latency/0", "--limit", "1"
     )
     assert (log.eval.task_display_name, log.eval.tags) == ("causal_locomo", None)  # no header rewritten
-    assert log.plan.steps[-1].solver in ("graph_memory", "cmi_inspect/graph_memory")
+    assert log.plan.steps[-1].solver == "graph_memory"  # as typed: the checkout's bare name
+
+
+@pytest.mark.slow  # inspect eval in a subprocess, twice
+@pytest.mark.parametrize(
+    ("task", "solver"),
+    [("tasks/causal_locomo.py", "cmi"), ("cmi_inspect/causal_locomo", "cmi_inspect/cmi")],
+)
+def test_a_strategy_solver_runs_and_is_logged_by_the_name_typed(tmp_path, task, solver):
+    log = inspect_eval(tmp_path, "--solver", solver, "--model", "fixed_latency/0", "--limit", "1", task=task)
+    assert log.status == "success" and len(samples_of(log)) == 1
+    assert log.plan.steps[-1].solver == log.eval.solver == solver  # eval-retry reads log.eval.solver
 
 
 @pytest.mark.slow  # builds XL from LoCoMo, then inspect eval in a subprocess
@@ -308,7 +321,7 @@ def test_xl_end_to_end_on_a_few_samples(tmp_path):
     assert len(samples) == 3 and sorted(log.eval.tags or []) == ["cmi", "dataset=xl", "protocol=blind"]
     assert len({s.metadata["task_family"] for s in samples}) > 1  # a prefix is stratified
     for sample in samples:
-        assert {m["memory_id"] for m in sample.metadata["memory_bank"]} >= set(sample.metadata["gold_memory_ids"])
+        assert {m.memory_id for m in scored_record(sample).memory_bank} >= set(scored_record(sample).gold_memory_ids)
         assert 0.0 <= value_of(sample, "memory_selection")["useful_f1"] <= 1.0
 
 

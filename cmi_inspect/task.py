@@ -1,10 +1,12 @@
-"""Causal-LoCoMo: does a memory strategy pick the memories that help, and skip the ones that harm?
+"""The Causal-LoCoMo ``@task``: does a memory strategy pick the memories that help?
 
+The benchmark (data, protocols, scorers, README) is ``cmi_inspect/causal_locomo/``; the
+task joins it to the strategy solvers (``strategies.solvers``), so it lives above both.
 Run a strategy with ``inspect eval cmi_inspect/causal_locomo --solver cmi_inspect/NAME``
 from anywhere the package is installed (or ``inspect eval tasks/causal_locomo.py --solver
 NAME`` from a checkout), NAME one of no_memory, full_history, summary_memory,
 vector_memory, graph_memory, reflection_memory, cmi (default: no_memory). ``-T
-strategy=NAME`` (with ``-T strategy_args=...``) makes the strategy the task's own solver
+strategy=NAME`` (with ``-T strategy_args=...``) makes the strategy the task's own strategy solver
 instead: the run is then named after it (``causal_locomo: cmi (blind)`` in View), what it
 would read that the protocol hides is refused before the run starts, and ``inspect
 eval-retry`` rebuilds it from the task's arguments; ``cmi-inspect run`` runs every row so.
@@ -25,13 +27,13 @@ from cmi_inspect.causal_locomo.prompts import PROMPT_VERSION
 from cmi_inspect.causal_locomo.protocol import named_protocol
 from cmi_inspect.causal_locomo.scorers import SCORINGS, memory_selection, task_score
 from cmi_inspect.errors import UserError, choose
-from cmi_inspect.strategies.solvers import no_memory, solver_named
+from cmi_inspect.strategies.solvers import no_memory, strategy_solver_named
 
 ANSWER_MAX_TOKENS = 96
 
 
 def register_entry() -> dict[str, Any]:
-    """The eval's entry for the Inspect Evals register, ``eval.yaml`` beside this module."""
+    """The eval's entry for the Inspect Evals register, ``causal_locomo/eval.yaml``."""
     text = resources.files("cmi_inspect.causal_locomo").joinpath("eval.yaml").read_text("utf-8")
     entry: dict[str, Any] = yaml.safe_load(text)
     return entry
@@ -77,6 +79,10 @@ def causal_locomo(
             names ("It was not 7 May 2023"), as a success.
         split: ``train``, ``dev`` or ``test``: XL's splits by LoCoMo conversation (no
             conversation in two); the release has none. Choose settings on train and dev only.
+        strategy: A strategy to run as the task's own strategy solver (``cmi-inspect run``
+            lists them): the run is named after it and refused before it starts for what
+            the protocol hides; none: ``--solver``'s, else ``no_memory``.
+        strategy_args: The strategy's ``-S`` arguments, ``guard`` and ``isolate`` included.
     """
     if isinstance(task_families, str):
         task_families = [f.strip() for f in task_families.split(",") if f.strip()]
@@ -95,7 +101,7 @@ def causal_locomo(
     return Task(
         dataset=samples,
         # a strategy given here is refused before the run for what this protocol hides
-        solver=solver_named(strategy, chosen, shown) if strategy else no_memory(),
+        solver=strategy_solver_named(strategy, chosen, shown) if strategy else no_memory(),
         display_name=run_name(strategy, chosen, task_args) if strategy else None,
         tags=run_tags(strategy, chosen, task_args) if strategy else None,
         # the scorers read the answer key from the data file, never from a sample

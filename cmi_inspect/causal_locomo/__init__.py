@@ -10,13 +10,9 @@ the eval measures; eval.yaml is its entry for the Inspect Evals register.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from cmi_inspect.causal_locomo.judge_audit import judge_calibration
-    from cmi_inspect.task import causal_locomo
-
-_MODULES = {
+_MODULES = {  # by name, on first use: the task sits above this package and its strategies
     "causal_locomo": "cmi_inspect.task",
     "judge_calibration": "cmi_inspect.causal_locomo.judge_audit",
 }

@@ -143,14 +143,18 @@ class CMI(MemoryStrategy):
             ``selector=rule`` (the rule's frozen setting; ``answer`` with
             ``lazy_perturb``, which reads the answer utility). A learned selector reads
             the answers, which the graded effect does not change.
-        conflict_similarity: Embedding cosine from which two candidates count as
-            versions of one claim, for the evidence risk filter (a poison is most often a
-            close paraphrase of the memory it distorts); above 1, no pair does.
-        conflict_overlap: Or the share of the shorter memory's content words that the
-            other has too (``text.word_overlap``), from which they count as versions
-            of one claim whatever the embedder's scale (not reflection's
-            ``CONFLICT_WORDING_JACCARD``, a Jaccard of wordings without their dates and
-            numbers).
+        conflict_kind: When the evidence risk filter counts two candidates as versions
+            of one claim: ``claim`` (the default: they state the same slot with another
+            value, ``risk.claims``) or ``topic`` (the relation of earlier figures: close in
+            embedding cosine or in shared words).
+        conflict_similarity: Under ``topic``, the embedding cosine from which two
+            candidates count as versions of one claim (a poison is most often a close
+            paraphrase of the memory it distorts); above 1, no pair does.
+        conflict_overlap: The share of the lighter memory's slot weight the two share
+            (``claim``), or under ``topic`` of the shorter memory's content words the other
+            has too (``text.word_overlap``), from which they count as versions of one claim
+            (not reflection's ``CONFLICT_WORDING_JACCARD``, a Jaccard of wordings without
+            their dates and numbers).
         embedder: Embedder for the proposal score (``e5``, ``hashing`` or ``openai``);
             default: ``hashing`` under paper (the reproduction's exact selections), ``e5``
             under blind.
@@ -213,7 +217,7 @@ class CMI(MemoryStrategy):
             c.memory_support = history.support(memories[c.key].content)
             c.support_with = history.support(c.answer_with)
             c.support_perturbed = history.support(c.answer_perturbed)
-        await choices.risk.measure(candidates, memories, embedder, cfg.conflicts)
+        await choices.risk.measure(candidates, memories, embedder, cfg.conflicts, history)
         answer_no_memory = answers.get(prompts.none)
         support_no_memory = history.support(answer_no_memory)
         if choices.selector is not None:

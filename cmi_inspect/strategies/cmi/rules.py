@@ -18,7 +18,7 @@ from cmi_inspect.strategies.cmi.effect import Effect, effect
 from cmi_inspect.strategies.cmi.features import FEATURES
 from cmi_inspect.strategies.cmi.interventions import InterventionScorer, intervention_scorer
 from cmi_inspect.strategies.cmi.profiles import PROFILES, Profile
-from cmi_inspect.strategies.cmi.risk import Conflicts, RiskFilter, risk_filter
+from cmi_inspect.strategies.cmi.risk import CONFLICT_KINDS, Conflicts, RiskFilter, risk_filter
 from cmi_inspect.strategies.cmi.selector import RULE, SelectorFile, selector_named, shipped
 
 
@@ -148,6 +148,7 @@ class CMIConfig:
     lazy_perturb: bool = False
     intervention: str | None = None
     effect: str | None = None
+    conflict_kind: str = "claim"
     conflict_similarity: float = 0.88
     conflict_overlap: float = 0.5
     selector: str | None = None
@@ -164,6 +165,7 @@ class CMIConfig:
         if self.budget is not None:
             object.__setattr__(self, "budget", positive_int("budget", self.budget))
         object.__setattr__(self, "lazy_perturb", flag("lazy_perturb", self.lazy_perturb))
+        choose("conflict_kind", self.conflict_kind, CONFLICT_KINDS)
         # a threshold above 1 is allowed: no pair then counts as one claim
         similarity = finite_float("conflict_similarity", self.conflict_similarity, -1.0)
         object.__setattr__(self, "conflict_similarity", similarity)
@@ -197,7 +199,7 @@ class CMIConfig:
     @property
     def conflicts(self) -> Conflicts:
         """The thresholds the evidence risk filter's measure reads."""
-        return Conflicts(self.conflict_similarity, self.conflict_overlap)
+        return Conflicts(self.conflict_similarity, self.conflict_overlap, self.conflict_kind)
 
     def resolved(self, protocol: ProtocolName) -> CMIConfig:
         """The config with every choice left None set to the protocol's profile."""

@@ -73,7 +73,11 @@ class _CachingEmbedder:
                 new = dict(zip(missing, embedded, strict=True))
                 await _off_loop(disk, keep, self.identity, new, disk)
                 found |= new
-        return [found[t] for t in texts]
+        return self._ready([found[t] for t in texts])
+
+    def _ready(self, vectors: list[Any]) -> list[Any]:
+        """The cached vectors as ``cosine`` reads them (unit vectors)."""
+        return vectors
 
     async def cosine(self, query: str, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -175,11 +179,8 @@ class E5Embedder(_CachingEmbedder):
     async def cosine(self, query: str, texts: Sequence[str]) -> np.ndarray:
         return await super().cosine(self.QUERY + query, [self.PASSAGE + t for t in texts])
 
-    async def _vectors(self, texts: Sequence[str]) -> list[Any]:
-        return [
-            np.asarray(v, dtype=float) / (np.linalg.norm(v) or 1.0)
-            for v in await super()._vectors(texts)
-        ]
+    def _ready(self, vectors: list[Any]) -> list[Any]:
+        return [np.asarray(v, dtype=float) / (np.linalg.norm(v) or 1.0) for v in vectors]
 
     async def _embed(self, texts: list[str]) -> list[Any]:
         return await anyio.to_thread.run_sync(self._embed_now, texts)

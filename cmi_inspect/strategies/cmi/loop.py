@@ -263,6 +263,7 @@ class CMI(MemoryStrategy):
             prompt=prompt,
             details=diagnostics,
             output=answers.outputs.get(prompt),
+            ranking=[m.key for m, _ in proposed],  # the proposal's, which F1@k reads
         )
 
     async def _intervene(

@@ -6,7 +6,8 @@ conv-42); the embedder's ``cosine`` of the conversation's first question against
 them is timed three times: with empty caches (under a fresh ``CMI_CACHE_DIR``), again in
 this process (``embedding_cache``'s LRU), and in a new Python process given the same cache
 folder (e5's SQLite store; the hashing and openai embedders keep vectors in memory only,
-so a new process embeds again).
+so a new process embeds again). It prints wall-clock and CPU seconds (all the process's
+threads), which tell a loaded machine's figure from an idle one's.
 
     python benchmarks/embed_store.py [--conversation conv-42] [--embedder e5]
 """
@@ -40,11 +41,12 @@ def store(conversation: str) -> tuple[str, list[str]]:
     return str(conv.qa[0]["question"]), memories
 
 
-async def embed_seconds(embedder: str, request: str, memories: list[str]) -> float:
-    """Seconds for one ``cosine`` of the request against every memory, model load included."""
-    start = time.perf_counter()
+async def embed_seconds(embedder: str, request: str, memories: list[str]) -> tuple[float, float]:
+    """Wall-clock and CPU seconds (all the process's threads) for one ``cosine`` of the
+    request against every memory, model load included."""
+    start, cpu = time.perf_counter(), time.process_time()
     await make_embedder(embedder).cosine(request, memories)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def main() -> None:
@@ -54,8 +56,8 @@ def main() -> None:
     parser.add_argument("--again", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     request, memories = store(args.conversation)
-    if args.again:  # the new process: print its one figure for the parent
-        print(asyncio.run(embed_seconds(args.embedder, request, memories)))
+    if args.again:  # the new process: print its figures for the parent
+        print(*asyncio.run(embed_seconds(args.embedder, request, memories)))
         return
     with tempfile.TemporaryDirectory() as folder:
         os.environ["CMI_CACHE_DIR"] = folder
@@ -63,15 +65,15 @@ def main() -> None:
         again = asyncio.run(embed_seconds(args.embedder, request, memories))
         command = [sys.executable, __file__, "--again", "--conversation", args.conversation,
                    "--embedder", args.embedder]  # fmt: skip
-        new_process = float(
-            subprocess.run(command, check=True, capture_output=True, text=True).stdout
-        )
-    print(
-        f"{args.conversation}: {len(memories)} memories and one question, embedder {args.embedder}"
-    )
-    print(f"first time        {first:8.2f} s")
-    print(f"again, same process {again:6.3f} s")
-    print(f"again, new process  {new_process:6.3f} s (the disk cache; a new embedder object)")
+        done = subprocess.run(command, check=True, capture_output=True, text=True)
+        wall, cpu = (float(x) for x in done.stdout.split())
+    print(f"{args.conversation}: {len(memories)} memories and a question, embedder {args.embedder}")
+    print("| embedded | seconds | CPU seconds |")
+    print("| --- | --- | --- |")
+    rows = [("the first time", *first), ("again, same process", *again),
+            ("again, a new process (a new embedder; e5 reads the disk)", wall, cpu)]  # fmt: skip
+    for name, seconds, used in rows:
+        print(f"| {name} | {seconds:.3f} | {used:.3f} |")
 
 
 if __name__ == "__main__":

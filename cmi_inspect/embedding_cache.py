@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from cmi_inspect.errors import choose
 from cmi_inspect.paths import cache_dir
 
 logger = logging.getLogger(__name__)
@@ -127,8 +128,6 @@ _disks_lock = threading.Lock()
 
 def cache_choice() -> str:
     """``CMI_EMBEDDING_CACHE`` (``disk`` when unset); another value is one line."""
-    from cmi_inspect.errors import choose
-
     return choose(CACHE_ENV, os.environ.get(CACHE_ENV) or "disk", CACHE_CHOICES)
 
 

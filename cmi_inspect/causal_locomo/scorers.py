@@ -40,6 +40,7 @@ from cmi_inspect.causal_locomo.measures import (
     SELECTION_KEYS,
     SUCCESS_THRESHOLD,
     deterministic_score,
+    f1_at_k,
     hybrid_score,
     selection_metrics,
 )
@@ -243,6 +244,11 @@ def _differences(seen: Exposure, names: dict[str, str]) -> list[str]:
 def memory_selection(data_file: str, data_sha256: str, protocol: str) -> Scorer:
     """Recall, precision, useful F1, poison adoption, bad rejection and count of the selection.
 
+    A strategy that ranks the bank (``MemorySelection.ranking``) also gets ``f1_at_1`` and
+    ``f1_at_3`` in each sample's value, the useful F1 of its ranking's top k
+    (``measures.f1_at_k``); they are not run metrics, since a strategy that does not rank
+    has none (``cmi-inspect report`` averages them).
+
     Labels are joined here, after the strategy ran: the strategy's keys are
     mapped back to memory ids and compared with the sealed answer key. The selection is what
     the strategy declared and what its prompt exposed (``exposure``); ``undeclared`` counts
@@ -279,6 +285,8 @@ def memory_selection(data_file: str, data_sha256: str, protocol: str) -> Scorer:
         metrics = selection_metrics(
             selected, meta.gold_memory_ids, meta.bad_memory_ids, meta.harmful_ids
         )
+        if record.ranking is not None:  # F1@k: only a strategy that ranks has it
+            metrics |= f1_at_k([ids[k] for k in record.ranking], meta.gold_memory_ids)
         return Score(
             value={**metrics, "undeclared": float(len(seen.undeclared))},
             answer=", ".join(selected),

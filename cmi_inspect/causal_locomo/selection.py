@@ -26,6 +26,8 @@ from cmi_inspect.causal_locomo.exposure import Exposure, calls_of, exposed
 
 SEAL = "cmi_inspect/selection"
 """The ``InfoEvent`` source of a selection's seal."""
+RANKING_DEPTH = 10
+"""The most keys of a strategy's ranking a record keeps (F1@k reads the top 1 and 3)."""
 
 
 class SelectionSealError(RuntimeError):
@@ -62,6 +64,9 @@ class MemorySelection(StoreModel):
     """The strategy's ``explain`` of ``details``, memories as ``placeholder(key)``."""
     guard: GuardRecord | None = None
     """Set when a guard filtered the strategy's picks."""
+    ranking: list[str] | None = None
+    """The strategy's ranking of the bank, best first, its top ``RANKING_DEPTH`` (None: it
+    does not rank); F1@k reads its top k (``measures.f1_at_k``)."""
     isolation: str = ""
     """The sandbox its ``select`` ran in (``strategies.isolation``): ``bwrap``, ``unshare``,
     ``none`` (asked for, not available here: it ran unisolated), '' (not asked for)."""
@@ -73,7 +78,9 @@ def digest(text: str) -> str:
 
 def record_digest(record: MemorySelection) -> str:
     """The sha256 of a selection record's fields, in a canonical JSON form."""
-    fields = record.model_dump(mode="json", exclude={"store", "instance"})
+    # a record without a ranking digests as before rankings were recorded, so older logs verify
+    unranked = {"ranking"} if record.ranking is None else set()
+    fields = record.model_dump(mode="json", exclude={"store", "instance", *unranked})
     return digest(json.dumps(fields, sort_keys=True, ensure_ascii=False))
 
 

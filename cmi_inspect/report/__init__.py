@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cmi_inspect.causal_locomo import reference
+from cmi_inspect.report.breakdown import breakdown_json, breakdown_sections, by_kind, by_useful
 from cmi_inspect.report.evaluation import evaluation_report
 from cmi_inspect.report.figures import (
     plot_accuracy_cost,
@@ -74,7 +75,7 @@ def data_section(data: DataSet, runs: list[Run]) -> list[str]:
             "(n: samples with one); the kinds come from the data (`attack_kind`).",
             poison_table(runs),
         ]
-    return parts
+    return parts + breakdown_sections(runs)
 
 
 def unverified_section(runs: list[Run]) -> list[str]:
@@ -147,7 +148,15 @@ def build_report(log_dir: str, out: Path | None = None, evaluation: bool = False
                     **{
                         k: v
                         for k, v in asdict(r).items()
-                        if k not in ("candidates", "by_family", "by_attack_kind", "data", "check")
+                        if k
+                        not in (
+                            "candidates",
+                            "by_family",
+                            "by_attack_kind",
+                            "data",
+                            "check",
+                            "rows",
+                        )
                     },
                     "examples": r.data.examples,
                     "paper_settings": r.paper_settings,
@@ -163,6 +172,8 @@ def build_report(log_dir: str, out: Path | None = None, evaluation: bool = False
             "poison_by_kind": [
                 {**identity(r), **{k: asdict(m) for k, m in r.by_attack_kind.items()}} for r in runs
             ],
+            "by_useful_memories": breakdown_json(runs, by_useful),
+            "by_attack_kind": breakdown_json(runs, by_kind),
             "table3": rows3,
             "paper": {
                 "table1": reference.TABLE1,

@@ -30,6 +30,7 @@ from cmi_inspect.causal_locomo.selection import MemorySelection
 from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.report.logs import log_files
 from cmi_inspect.report.provenance import Provenance, provenance, wall_clock
+from cmi_inspect.report.samples import SampleRow, ranked_f1, sample_rows
 from cmi_inspect.report.stats import Mean
 from cmi_inspect.report.verify import LogCheck, verify_clean
 from cmi_inspect.strategies import STRATEGIES
@@ -37,9 +38,10 @@ from cmi_inspect.strategies import STRATEGIES
 ALIAS_JUDGE = "alias match"
 """The judge of a run with no grader role: the offline alias match (``judge.alias_verdict``)."""
 SCORE_KEYS = ("score", "success")
-METRIC_KEYS = (*SCORE_KEYS, "useful_f1", "bad_rejection", "poison_adoption", "n_selected")
-"""Table 1's metrics (of ``scoring.SELECTION_KEYS``, the four the paper reports), as named
-in the logs' results."""
+METRIC_KEYS = (*SCORE_KEYS, "useful_f1", "recall", "precision", "bad_rejection",
+               "poison_adoption", "n_selected")  # fmt: skip
+"""Table 1's metrics (of ``scoring.SELECTION_KEYS``: the four the paper reports, recall and
+precision beside useful F1), as named in the logs' results."""
 FAMILY_METRIC = "score"
 FAMILY_PREFIX = "grouped_"
 """The task score by family: the log's ``grouped`` values of the ``score`` metric."""
@@ -115,6 +117,10 @@ class Run:
     provenance: Provenance | None = None
     location: str = ""
     """The log's path, as the folder's listing found it."""
+    rows: list[SampleRow] = field(default_factory=list)
+    """Its scored samples, for the breakdowns by group (``breakdown``)."""
+    f1_at: dict[str, Mean] = field(default_factory=dict)
+    """F1@k (``f1_at_1``, ``f1_at_3``) over its samples; empty when the strategy does not rank."""
     check: LogCheck | None = None
     """Its re-scoring in a clean process (``verify``); None: not verified."""
 
@@ -308,6 +314,7 @@ def summarise(log: EvalLog, name: str, location: str = "") -> Run:
         return sum(values) / n if n else math.nan
 
     usage = [token_usage(s) for s in samples]
+    rows = sample_rows(samples)
     return Run(
         strategy=isolation_label(strategy_label(log), all_samples),
         model=log.eval.model,
@@ -334,6 +341,8 @@ def summarise(log: EvalLog, name: str, location: str = "") -> Run:
         wall_clock=wall_clock(log),
         provenance=provenance(log),
         location=location,
+        rows=rows,
+        f1_at=ranked_f1(rows),
     )
 
 

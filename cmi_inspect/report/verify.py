@@ -32,7 +32,7 @@ from inspect_ai.model import ChatMessage, Model, ModelOutput, get_model
 from cmi_inspect.causal_locomo.answer_key import sealed_example
 from cmi_inspect.causal_locomo.data import sha256_of
 from cmi_inspect.causal_locomo.exposure import call_text
-from cmi_inspect.causal_locomo.measures import selection_metrics
+from cmi_inspect.causal_locomo.measures import f1_at_k, selection_metrics
 from cmi_inspect.causal_locomo.scorers import answer_score
 from cmi_inspect.causal_locomo.selection import MemorySelection, examine
 from cmi_inspect.causal_locomo.view import key_to_memory_id
@@ -119,6 +119,8 @@ async def rescore(
     selection = selection_metrics(
         chosen, meta.gold_memory_ids, meta.bad_memory_ids, meta.harmful_ids
     )
+    if record.ranking is not None:
+        selection |= f1_at_k([ids[k] for k in record.ranking], meta.gold_memory_ids)
     return {
         "score": scored.total,
         "deterministic": scored.det,

@@ -48,6 +48,7 @@ from cmi_inspect.causal_locomo.dataset import SampleView, differing_fields
 from cmi_inspect.causal_locomo.exposure import Call, answering_call, calls_of, exposed
 from cmi_inspect.causal_locomo.protocol import Protocol, ProtocolName, named_protocol
 from cmi_inspect.causal_locomo.selection import (
+    RANKING_DEPTH,
     GuardRecord,
     MemorySelection,
     digest,
@@ -96,6 +97,10 @@ class Selection:
     """The strategy's own typed record of how it chose, logged with the selection."""
     output: ModelOutput | None = None
     """An answer already generated for exactly ``prompt``, reused instead of a new call."""
+    ranking: list[str] | None = None
+    """The bank's keys in the strategy's order of preference, best first, when it ranks
+    the bank (its top ``RANKING_DEPTH`` are recorded, and F1@k reads them); None: it does
+    not rank."""
 
 
 MemoryNames = Mapping[str, str]
@@ -248,9 +253,11 @@ async def sealed_select(strategy: MemoryStrategy, task: MemoryTask, epoch: int) 
     return result
 
 
-def check_picks(name: str, picks: Sequence[Pick], memories: Sequence[Memory]) -> None:
-    """Every pick a key of the bank the strategy was shown, none twice; else one error
-    naming the strategy and the bad keys."""
+def check_picks(
+    name: str, picks: Sequence[Pick], memories: Sequence[Memory], verb: str = "picked"
+) -> None:
+    """Every pick (or key of a ranking, ``verb`` "ranked") a key of the bank the strategy was
+    shown, none twice; else one error naming the strategy and the bad keys."""
     shown = {m.key for m in memories}
     counts = Counter(p.key for p in picks)
     unknown = [k for k in counts if k not in shown]
@@ -258,7 +265,7 @@ def check_picks(name: str, picks: Sequence[Pick], memories: Sequence[Memory]) ->
     faults = [f"{', '.join(map(repr, unknown))} not in the bank it was shown"] if unknown else []
     faults += [f"{', '.join(map(repr, twice))} more than once"] if twice else []
     if faults:
-        raise StrategyError(f"strategy {name!r} picked {'; '.join(faults)}")
+        raise StrategyError(f"strategy {name!r} {verb} {'; '.join(faults)}")
 
 
 def changed_fields(before: Mapping[str, Any], state: TaskState, target: list[str]) -> list[str]:
@@ -311,6 +318,8 @@ def strategy_solver(
                     f"({', '.join(changed)})"
                 )
             check_picks(strategy.name, selection.picks, task.memories)
+            ranked = [Pick(key) for key in selection.ranking or ()]
+            check_picks(strategy.name, ranked, task.memories, "ranked")
             calls.extend(calls_of(events[start:]))
             check_output(strategy.name, selection, calls)
             return selection
@@ -342,6 +351,8 @@ def strategy_solver(
         record.strategy = strategy.name
         record.selected = [p.key for p in selection.picks]
         record.scores = [p.score for p in selection.picks]
+        if selection.ranking is not None:
+            record.ranking = selection.ranking[:RANKING_DEPTH]
         record.exposed = seen
         record.prompt_sha256 = digest(selection.prompt)
         record.details = selection.details.model_dump(mode="json") if selection.details else {}

@@ -39,7 +39,7 @@ from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.dates.explicit import session_date
 from cmi_inspect.errors import UserError
 from cmi_inspect.extras import require
-from cmi_inspect.retrieval import bounded
+from cmi_inspect.retrieval import e5_vectors
 from cmi_inspect.strategies.base import MemoryNames, MemoryTask, Pick, Selection
 from cmi_inspect.strategies.endpoint import Endpoint, endpoint_for
 from cmi_inspect.strategies.library import (
@@ -140,8 +140,7 @@ def e5_embedder(model: Any, lock: threading.Lock) -> Any:
     from graphiti_core.embedder.client import EmbedderClient
 
     def embed(texts: list[str]) -> list[list[float]]:
-        with lock:
-            vectors = model.query([bounded(t, "e5") for t in texts])
+        vectors = e5_vectors(model, lock, texts, query=True)
         return [[float(x) for x in v] for v in vectors]
 
     class E5Embedder(EmbedderClient):

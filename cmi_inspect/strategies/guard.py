@@ -2,10 +2,11 @@
 
 Given the request, the memories some system retrieved for it and the conversation history,
 it keeps every memory except one that is another version of the claim of a candidate the
-history supports better: two memories conflict when their e5 cosine or their share of
-content words says they state the same thing (``risk.find_conflicts``), and the history's
-support of a text is ``evidence.BlindEvidence``'s (``risk.evidence_risk``), exactly as CMI's
-evidence filter decides. It reads no label and calls no model; ``check`` is a plain call,
+history supports better: two memories conflict when they state the same slot with another
+value (``risk.find_conflicts``, ``claims``; each memory compared only with those sharing
+one of its rarest words, so 2,000 memories take seconds), and the history's support of a
+text is ``evidence.BlindEvidence``'s (``risk.evidence_risk``), exactly as CMI's evidence
+filter decides. It reads no label and calls no model; ``check`` is a plain call,
 ``check_async`` the same inside an event loop. In the benchmark, ``-S guard=evidence`` puts
 it in front of any strategy's picks (``GUARDS``; ``strategies.base.strategy_solver``).
 """
@@ -26,17 +27,22 @@ from cmi_inspect.strategies.base import MemoryTask, Pick, PickGuard
 from cmi_inspect.strategies.cmi.config import CMIConfig
 from cmi_inspect.strategies.cmi.diagnostics import Candidate
 from cmi_inspect.strategies.cmi.evidence import BlindEvidence
+from cmi_inspect.strategies.cmi.history import History
 from cmi_inspect.strategies.cmi.risk import Conflicts, evidence_risk, find_conflicts
 
 CMI_CONFLICTS = CMIConfig().conflicts
-"""CMI's conflict thresholds (cosine 0.88, word overlap 0.5), chosen on XL v1 and the release:
-with them the guard decides exactly as non_causal CMI's evidence filter."""
+"""CMI's conflict relation (claim-level, slot overlap 0.5; cosine 0.88 under ``topic``): with
+it the guard decides exactly as non_causal CMI's evidence filter."""
 DEFAULT_CONFLICTS = Conflicts(similarity=0.84, overlap=0.5)
-"""The guard's own, chosen on XL v2's dev split over vector memory's picks by
-``benchmarks/choose_guard.py``'s rule (the lowest poison adoption among settings that lose at
-most 0.03 useful F1). On XL's banks, whose memories share one conversation's people and
-dates, e5 puts nearly every two memories at a cosine of 0.84 or more, so the guard then
-keeps the best-supported of the picks and those it ties with."""
+"""The guard's own: claim-level, the same slot (0.5 of the lighter memory's slot weight
+shared) with another value."""
+TOPIC_CONFLICTS = Conflicts(similarity=0.84, overlap=0.5, kind="topic")
+"""The topic-level relation of the guard's earlier figures, chosen on XL v2's dev split over
+vector memory's picks by ``benchmarks/choose_guard.py``'s rule (the lowest poison adoption
+among settings that lose at most 0.03 useful F1). On XL's banks, whose memories share one
+conversation's people and dates, e5 puts nearly every two memories at a cosine of 0.84 or
+more, so under it the guard keeps the best-supported of the picks and those it ties with;
+it compares every pair (56 s on 100 memories of one conversation)."""
 
 
 @dataclass(frozen=True)
@@ -66,7 +72,8 @@ class Verdict:
     support: float
     """The history's support of the memory's text, in [0, 1]."""
     conflicts: dict[str, float]
-    """The other memories that state another version of its claim, with their cosine."""
+    """The other memories that state another version of its claim, with their share of slot
+    weight (their cosine under the topic relation)."""
     reason: str | None
     """Why it was dropped (None: kept)."""
 
@@ -83,9 +90,11 @@ class MemoryGuard:
     """Drops retrieved memories that conflict with a better-supported one; needs no model.
 
     Args:
-        embedder: ``e5`` (the default, run locally) or ``hashing`` (no model files).
+        embedder: ``e5`` (the default, run locally) or ``hashing`` (no model files); read
+            by the topic relation only (the model is loaded on first use).
         conflicts: When two memories count as versions of one claim (``DEFAULT_CONFLICTS``,
-            chosen on development data; ``CMI_CONFLICTS`` decides as CMI's filter does).
+            claim-level; ``CMI_CONFLICTS`` decides as CMI's filter does;
+            ``TOPIC_CONFLICTS``, the topic-level relation of earlier figures).
     """
 
     def __init__(self, embedder: str = "e5", conflicts: Conflicts = DEFAULT_CONFLICTS) -> None:
@@ -133,7 +142,7 @@ class MemoryGuard:
             Candidate(key=k, rank=i + 1, proposal_score=0.0, memory_support=evidence.support(t))
             for i, (k, t) in enumerate(by_key.items())
         ]
-        await find_conflicts(candidates, bank, self._embedder, self.conflicts)
+        await find_conflicts(candidates, bank, self._embedder, self.conflicts, History(evidence))
         found = {c.key: c for c in candidates}
         verdicts = []
         for c in candidates:

@@ -34,7 +34,7 @@ from pydantic import BaseModel, Field
 from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.errors import flag
 from cmi_inspect.extras import require
-from cmi_inspect.retrieval import bounded
+from cmi_inspect.retrieval import e5_vectors
 from cmi_inspect.strategies.base import MemoryNames, MemoryTask, Selection
 from cmi_inspect.strategies.endpoint import Endpoint, endpoint_for
 from cmi_inspect.strategies.library import (
@@ -116,13 +116,11 @@ def e5_embeddings(model: Any, lock: threading.Lock) -> Any:
 
     class E5Embeddings(Embeddings):
         def embed_documents(self, texts: list[str]) -> list[list[float]]:
-            with lock:
-                vectors = model.passage([bounded(t, "e5") for t in texts])
+            vectors = e5_vectors(model, lock, texts, query=False)
             return [[float(x) for x in v] for v in vectors]
 
         def embed_query(self, text: str) -> list[float]:
-            with lock:
-                vector = model.query([bounded(text, "e5")])[0]
+            [vector] = e5_vectors(model, lock, [text], query=True)
             return [float(x) for x in vector]
 
     return E5Embeddings()

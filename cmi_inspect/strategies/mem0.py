@@ -36,7 +36,7 @@ from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.errors import UserError, flag
 from cmi_inspect.extras import require
 from cmi_inspect.paths import cache_dir
-from cmi_inspect.retrieval import bounded
+from cmi_inspect.retrieval import e5_vectors
 from cmi_inspect.strategies.base import MemoryNames, MemoryTask, Selection
 from cmi_inspect.strategies.endpoint import Endpoint, endpoint_for
 from cmi_inspect.strategies.library import (
@@ -151,9 +151,7 @@ class E5ForMem0:
         return self.embed_batch([text], memory_action)[0]
 
     def embed_batch(self, texts: list[str], memory_action: str | None = "add") -> list[list[float]]:
-        role = self.model.query if memory_action == "search" else self.model.passage
-        with self.lock:
-            vectors = role([bounded(t, "e5") for t in texts])
+        vectors = e5_vectors(self.model, self.lock, texts, query=memory_action == "search")
         return [[float(x) for x in v] for v in vectors]
 
 

@@ -76,6 +76,7 @@ def cmi(
     lazy_perturb: bool = False,
     intervention: str | None = None,
     effect: str | None = None,
+    conflict_kind: str = "claim",
     conflict_similarity: float = 0.88,
     conflict_overlap: float = 0.5,
     selector: str | None = None,
@@ -123,14 +124,18 @@ def cmi(
             ``selector=rule`` (the rule's frozen setting; ``answer`` with
             ``lazy_perturb``, which reads the answer utility). A learned selector reads
             the answers, which the graded effect does not change.
-        conflict_similarity: Embedding cosine from which two candidates count as
-            versions of one claim, for the evidence risk filter (a poison is most often a
-            close paraphrase of the memory it distorts); above 1, no pair does.
-        conflict_overlap: Or the share of the shorter memory's content words that the
-            other has too (``text.word_overlap``), from which they count as versions
-            of one claim whatever the embedder's scale (not reflection's
-            ``CONFLICT_WORDING_JACCARD``, a Jaccard of wordings without their dates and
-            numbers).
+        conflict_kind: When the evidence risk filter counts two candidates as versions
+            of one claim: ``claim`` (the default: they state the same slot with another
+            value, ``strategies.cmi.claims``) or ``topic`` (the relation of earlier figures:
+            close in embedding cosine or in shared words).
+        conflict_similarity: Under ``topic``, the embedding cosine from which two
+            candidates count as versions of one claim (a poison is most often a close
+            paraphrase of the memory it distorts); above 1, no pair does.
+        conflict_overlap: The share of the slot weight the two memories share (``claim``),
+            or under ``topic`` of the shorter memory's content words the other has too
+            (``text.word_overlap``), from which they count as versions of one claim (not
+            reflection's ``CONFLICT_WORDING_JACCARD``, a Jaccard of wordings without their
+            dates and numbers).
         selector: What decides, the preset: ``rule`` (the thresholds above and the risk
             filter; default under paper), ``learned`` (the shipped learned selector, which
             ranks the candidates by their probability of being useful from label-free

@@ -207,6 +207,29 @@ def test_selection_is_explained_with_ids_and_scores(tmp_path):
     assert "| 1 | " in score.explanation and score.answer == ", ".join(r["memory_id"] for r in rows)
 
 
+def test_f1_at_k_reads_the_recorded_ranking_and_is_absent_without_one(tmp_path):
+    from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
+    from cmi_inspect.causal_locomo.measures import f1_at_k
+    from cmi_inspect.causal_locomo.selection import MemorySelection
+    from cmi_inspect.causal_locomo.view import key_to_memory_id
+
+    log = run(vector_memory(top_k=1, embedder="hashing"), tmp_path=tmp_path, data_file=str(SYNTHETIC))
+    for sample in samples_of(log):
+        value = value_of(sample, "memory_selection")
+        record = sample.store_as(MemorySelection)
+        meta = sample.metadata_as(CausalLocomoMetadata)
+        ids = key_to_memory_id(meta.example_id, meta.memory_bank, meta.protocol)
+        # the whole bank ranked (fewer than RANKING_DEPTH memories), the pick its first
+        assert record.ranking is not None and sorted(record.ranking) == sorted(ids)
+        assert record.ranking[0] == record.selected[0]
+        expected = f1_at_k([ids[k] for k in record.ranking], meta.gold_memory_ids)
+        assert {k: value[k] for k in ("f1_at_1", "f1_at_3")} == expected
+        assert value["f1_at_1"] == value["useful_f1"]  # top_k=1: the ranking's top 1 is the pick
+    assert log.results is not None and "f1_at_1" not in {s.name for s in log.results.scores}
+    unranked = run(no_memory(), tmp_path=tmp_path, data_file=str(SYNTHETIC))
+    assert all("f1_at_1" not in value_of(s, "memory_selection") for s in samples_of(unranked))
+
+
 def test_cmi_diagnostics_reach_the_log(tmp_path):
     def respond(prompt: str) -> str:
         return "3 March 2022" if "Comet on 3 March 2022" in prompt and "not true" not in prompt else "?"

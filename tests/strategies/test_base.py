@@ -142,6 +142,13 @@ def test_picks_outside_the_bank_or_twice_fail_with_the_bad_keys(hostile, tmp_pat
     }
 
 
+def test_a_ranking_outside_the_bank_or_twice_fails_with_the_bad_keys(hostile, tmp_path):
+    log = run_hostile("bad_ranking", tmp_path, "blind")
+    assert set(errors(log)) == {
+        "StrategyError(\"strategy 'bad_ranking' ranked 'm999' not in the bank it was shown; 'm1' more than once\")"
+    }
+
+
 def test_a_strategy_returning_no_selection_is_named(hostile, tmp_path):
     log = run_hostile("not_a_selection", tmp_path)
     assert set(errors(log)) == {"StrategyError(\"strategy 'not_a_selection' returned NoneType, not a Selection\")"}

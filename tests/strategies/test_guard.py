@@ -209,3 +209,50 @@ def test_the_guard_checks_what_a_strategy_showed_as_well_as_what_it_declared(hos
     for sample in samples_of(log):
         checked = sample.store["MemorySelection:guard"]["checked"]
         assert len(checked) == len(scored_record(sample).memory_bank)  # nothing declared, all shown
+
+
+SLOTS = """
+sink kettle bicycle radio lamp fence printer chair drawer heater clock faucet window blender ladder mirror bell
+kitchen garage attic cellar hallway studio bathroom porch shed balcony basement pantry workshop nursery loft den yard
+Lena Carlos Hugo Noor Mei Ade Rosa Tim Ines Tomas Yuki Marek Ola Jon Bea Femi Raj
+hammer wrench pliers screwdriver glue tape solder rivets clamps sandpaper chisel drill varnish wire sealant bolts twine
+"""
+THINGS, ROOMS, HELPERS, TOOLS = (line.split() for line in SLOTS.strip().splitlines())
+NEVER_USED = """crowbar mallet stapler trowel caulk putty hacksaw jigsaw sander router lathe vise awl rasp gimlet
+auger adze resin epoxy grout""".split()
+"""Tools no turn of the history names, one for each edited memory."""
+
+
+def repairs() -> list[str]:
+    """289 repairs, any two sharing at most one of their thing, room, helper and tool (the
+    coordinates x, y, x + y and x + 2y mod 17 of a plane), so no two state the same slot."""
+    return [
+        f"I finally repaired the {THINGS[x]} in the {ROOMS[y]} with {HELPERS[(x + y) % 17]}, "
+        f"using {TOOLS[(x + 2 * y) % 17]}."
+        for x in range(17)
+        for y in range(17)
+    ]
+
+
+def test_on_a_store_of_hundreds_it_drops_the_edits_and_keeps_every_true_memory():
+    """A conversation's store, not a handful of picks: the claim-level relation pairs each
+    edited memory with the one it edits and nothing else, so the guard does not collapse to
+    keeping the best-supported memory."""
+    said = repairs()
+    days = [f"{day} March 2023" for day in range(1, 18)]
+    history = [
+        Session(days[s], [turn for text in said[17 * s : 17 * (s + 1)] for turn in (("Priya", text), ("Sam", "Nice!"))])
+        for s in range(17)
+    ]
+    store = {f"t{i}": f"On {days[i // 17]}, Priya said: {text}" for i, text in enumerate(said)}
+    edited = {}
+    for n, i in enumerate(range(0, 289, 15)):  # 20 of them, each with a tool never used, its own
+        tool = said[i].rsplit(" ", 1)[1].rstrip(".")
+        edited[f"e{i}"] = store[f"t{i}"].replace(f"using {tool}.", f"using {NEVER_USED[n]}.")
+    verdicts = {v.key: v for v in MemoryGuard().check("What did Priya repair?", store | edited, history)}
+    assert len(verdicts) == 289 + 20
+    assert all(verdicts[k].kept and set(verdicts[k].conflicts) <= {f"e{k[1:]}"} for k in store)
+    for key in edited:
+        twin = f"t{key[1:]}"
+        assert not verdicts[key].kept and set(verdicts[key].conflicts) == {twin}, key
+        assert f"another version of the claim of {twin}" in str(verdicts[key].reason)

@@ -26,7 +26,7 @@ from cmi_inspect.strategies.cmi.effect import effect
 from cmi_inspect.strategies.cmi.features import FEATURES
 from cmi_inspect.strategies.cmi.interventions import intervention_scorer
 from cmi_inspect.strategies.cmi.profiles import PROFILES, PresetName, Profile
-from cmi_inspect.strategies.cmi.risk import Conflicts, risk_filter
+from cmi_inspect.strategies.cmi.risk import CONFLICT_KINDS, Conflicts, risk_filter
 from cmi_inspect.strategies.cmi.selector import RULE, SelectorFile, selector_named
 
 RULE_PREFER = ("utility", "proposal")
@@ -51,6 +51,7 @@ class CMIConfig(BaseModel):
     lazy_perturb: bool = False
     intervention: str | None = None
     effect: str | None = None
+    conflict_kind: str = "claim"
     conflict_similarity: float = 0.88
     conflict_overlap: float = 0.5
     selector: str | None = None
@@ -76,6 +77,11 @@ class CMIConfig(BaseModel):
     @classmethod
     def _threshold(cls, value: object, info: Any) -> object:
         return value if value is None else finite_float(info.field_name, value)
+
+    @field_validator("conflict_kind", mode="before")
+    @classmethod
+    def _conflict_kind(cls, value: object) -> str:
+        return choose("conflict_kind", value, CONFLICT_KINDS)
 
     @field_validator("conflict_similarity", mode="before")
     @classmethod
@@ -138,7 +144,7 @@ class CMIConfig(BaseModel):
     @property
     def conflicts(self) -> Conflicts:
         """The thresholds the evidence risk filter's measure reads."""
-        return Conflicts(self.conflict_similarity, self.conflict_overlap)
+        return Conflicts(self.conflict_similarity, self.conflict_overlap, self.conflict_kind)
 
     def resolved(self, protocol: ProtocolName) -> CMIConfig:
         """The config with the rule's thresholds and order set, the protocol's profile's where

@@ -155,7 +155,7 @@ class CMI(MemoryStrategy):
             c.memory_support = history.support(memories[c.key].content)
             c.support_with = history.support(c.answer_with)
             c.support_perturbed = history.support(c.answer_perturbed)
-        await choices.risk.measure(candidates, memories, embedder, cfg.conflicts)
+        await choices.risk.measure(candidates, memories, embedder, cfg.conflicts, history)
         answer_no_memory = answers.get(prompts.none)
         support_no_memory = history.support(answer_no_memory)
         if choices.selector is not None:
@@ -201,6 +201,7 @@ class CMI(MemoryStrategy):
             prompt=prompt,
             details=diagnostics,
             output=answers.outputs.get(prompt),
+            ranking=[m.key for m, _ in proposed],  # the proposal's, which F1@k reads
         )
 
     async def _intervene(

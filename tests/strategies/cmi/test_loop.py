@@ -83,6 +83,8 @@ async def test_full_rule_selects_the_useful_memory(synthetic_records):
     assert len(prompts) == 9 and len(set(prompts)) == 9
     assert sel.output is not None and sel.output.completion == "3 March 2022"
     assert diagnostics(sel)["final_answer_reused"] is True
+    # its ranking, which F1@k reads, is the proposal's: the candidates by rank
+    assert sel.ranking == [cand["key"] for cand in sorted(diagnostics(sel)["candidates"], key=lambda x: x["rank"])]
 
 
 async def test_none_selected_reuses_the_no_memory_answer(synthetic_records):

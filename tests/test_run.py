@@ -67,7 +67,7 @@ PLAIN = re.compile(r"[\w.-]+\.eval")
 
 
 def test_inspects_options_reach_the_runs_and_the_cache_is_the_one_inspect_eval_cache_reads(tmp_path, capsys):
-    from cmi_inspect.causal_locomo.task import causal_locomo
+    from cmi_inspect.task import causal_locomo
     from inspect_ai import eval as inspect_eval
     from inspect_ai.event import ModelEvent
 

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 
 from inspect_ai.log import EvalSample
 
-from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata, conversation_of
+from cmi_inspect.causal_locomo.answer_key import scored_record
+from cmi_inspect.causal_locomo.dataset import conversation_of
 from cmi_inspect.causal_locomo.measures import F1_AT
 from cmi_inspect.report.stats import Mean
 
@@ -48,7 +49,7 @@ def sample_row(sample: EvalSample) -> SampleRow:
     selection, task = scores["memory_selection"], scores["task_score"].value
     values, answer = selection.value, task
     assert isinstance(values, dict) and isinstance(answer, dict)
-    meta = sample.metadata_as(CausalLocomoMetadata)
+    meta = scored_record(sample)
     selected = {row["memory_id"] for row in (selection.metadata or {}).get("selected", [])}
     picked: dict[str, list[bool]] = defaultdict(list)
     for m in meta.memory_bank:

@@ -208,7 +208,6 @@ def test_selection_is_explained_with_ids_and_scores(tmp_path):
 
 
 def test_f1_at_k_reads_the_recorded_ranking_and_is_absent_without_one(tmp_path):
-    from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
     from cmi_inspect.causal_locomo.measures import f1_at_k
     from cmi_inspect.causal_locomo.selection import MemorySelection
     from cmi_inspect.causal_locomo.view import key_to_memory_id
@@ -217,7 +216,7 @@ def test_f1_at_k_reads_the_recorded_ranking_and_is_absent_without_one(tmp_path):
     for sample in samples_of(log):
         value = value_of(sample, "memory_selection")
         record = sample.store_as(MemorySelection)
-        meta = sample.metadata_as(CausalLocomoMetadata)
+        meta = scored_record(sample)
         ids = key_to_memory_id(meta.example_id, meta.memory_bank, meta.protocol)
         # the whole bank ranked (fewer than RANKING_DEPTH memories), the pick its first
         assert record.ranking is not None and sorted(record.ranking) == sorted(ids)

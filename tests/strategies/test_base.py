@@ -8,6 +8,7 @@ from functools import partial
 import pytest
 from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.data import load_records
+from cmi_inspect.causal_locomo.dataset import SEALED_TARGET
 from cmi_inspect.causal_locomo.scorers import count
 from cmi_inspect.strategies.solvers import graph_memory, reflection_memory, summary_memory, vector_memory
 from cmi_inspect.task import causal_locomo
@@ -102,7 +103,7 @@ def test_a_strategy_walking_its_stack_and_the_heap_finds_the_sample_but_no_answe
         assert not {"memory_bank", "scoring_criteria", "gold_memory_ids", "bad_memory_ids", "gold_behavior"} & set(
             loot["fields"]
         )
-        assert set(loot["targets"]) == {""}
+        assert set(loot["targets"]) == {SEALED_TARGET}  # the note that the key is sealed, no answer
         found = set(loot["strings"])
         for record in records:
             assert record.scoring_criteria.expected_answer not in found

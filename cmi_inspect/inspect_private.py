@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from inspect_ai.model import ModelAPI
+    from inspect_ai.model import Model, ModelAPI
     from inspect_ai.solver import TaskState
     from inspect_ai.util import Store
 
@@ -42,6 +42,14 @@ def set_sample_store(store: Store) -> None:
     from inspect_ai.util._store import init_subtask_store
 
     init_subtask_store(store)
+
+
+def active_model() -> Model | None:
+    """The model the eval being set up or run is for, None outside one
+    (``inspect_ai.model._model.active_model``, checked against 0.3.285)."""
+    from inspect_ai.model._model import active_model as active
+
+    return active()
 
 
 def is_openai_compatible(api: ModelAPI) -> bool:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from cmi_inspect.errors import name_value_pairs, positive_int, sample_limit
+from cmi_inspect.errors import name_value_pairs, sample_limit
 
 DEFAULT_TIMEOUT = 300
 """Seconds per model request: a slow local call fits, an unreachable endpoint does not hang."""
@@ -138,14 +138,12 @@ def run(args: argparse.Namespace) -> int:
         max_retries=args.max_retries,
         cache=args.cache,
         max_connections=args.max_connections,
-        serve=None if args.serve is None else positive_int("--serve", args.serve),
+        serve=args.serve,
         isolate=args.isolate,
         model_roles=name_value_pairs("--model-role", args.model_roles),
-        epochs=None if args.epochs is None else positive_int("--epochs", args.epochs),
+        epochs=args.epochs,
         tags=[t.strip() for t in (args.tags or "").split(",") if t.strip()],
-        time_limit=None
-        if args.time_limit is None
-        else positive_int("--time-limit", args.time_limit),
+        time_limit=args.time_limit,
     )
     if left:
         print(

@@ -259,7 +259,7 @@ if __name__ == "__main__":
 def verify_folder(log_dir: str, as_json: bool = False) -> int:
     """``cmi-inspect verify``: every log of the folder verified in a clean process, a line
     each (or JSON); 0 when all verify, else 1."""
-    from cmi_inspect.report.logs import log_files
+    from cmi_inspect.eval_logs import log_files
 
     if not Path(log_dir).is_dir():
         raise UserError(f"{log_dir} is not a folder: name the folder a run wrote its logs to.")

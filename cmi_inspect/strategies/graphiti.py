@@ -32,6 +32,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import anyio
+from inspect_ai.model import Model
 from pydantic import BaseModel, Field
 
 from cmi_inspect.causal_locomo.prompts import memory_line, memory_prompt
@@ -41,10 +42,18 @@ from cmi_inspect.errors import UserError, positive_int
 from cmi_inspect.extras import require
 from cmi_inspect.retrieval import bounded
 from cmi_inspect.strategies.base import MemoryNames, MemoryStrategy, MemoryTask, Pick, Selection
-from cmi_inspect.strategies.endpoint import Endpoint, LibraryRun, endpoint_for, unreachable
+from cmi_inspect.strategies.endpoint import (
+    Endpoint,
+    LibraryRun,
+    check_endpoint,
+    endpoint_for,
+    unreachable,
+)
 
 FEATURE = "-S strategy=graphiti"
 """What a missing extra's one line names."""
+WHY = "Strategy 'graphiti'"
+"""What needs the response model's endpoint, in the refusal of another provider."""
 SERVED_N_CTX = 16384
 """The served window: Graphiti's prompts carry earlier episodes and the schemas."""
 MAX_TOKENS = 512
@@ -196,9 +205,12 @@ class GraphitiMemory(MemoryStrategy):
         self._e5: Any = None
         self._e5_lock = threading.Lock()
 
+    def check_model(self, model: Model) -> None:
+        check_endpoint(model, why=WHY)
+
     async def select(self, task: MemoryTask) -> Selection:
         """Build a fresh graph from the bank, search it, and map its facts to the bank."""
-        endpoint = endpoint_for(task.model, self.n_ctx, why="Strategy 'graphiti'")
+        endpoint = endpoint_for(task.model, self.n_ctx, why=WHY)
         usage = Usage()
         started = time.monotonic()
         graph = offline_graphiti(endpoint, self._embedder(), usage, self.max_tokens)

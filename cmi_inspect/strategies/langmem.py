@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import anyio
+from inspect_ai.model import Model
 from pydantic import BaseModel, Field
 
 from cmi_inspect.causal_locomo.prompts import memory_line, memory_prompt
@@ -37,7 +38,13 @@ from cmi_inspect.errors import flag, positive_int
 from cmi_inspect.extras import require
 from cmi_inspect.retrieval import bounded
 from cmi_inspect.strategies.base import MemoryNames, MemoryStrategy, MemoryTask, Pick, Selection
-from cmi_inspect.strategies.endpoint import Endpoint, LibraryRun, endpoint_for, unreachable
+from cmi_inspect.strategies.endpoint import (
+    Endpoint,
+    LibraryRun,
+    check_endpoint,
+    endpoint_for,
+    unreachable,
+)
 
 FEATURE = "-S strategy=langmem"
 """What a missing extra's one line names."""
@@ -187,6 +194,10 @@ class LangMemMemory(MemoryStrategy):
         import_langmem()  # one line when the extra is missing, before the run
         self._e5: Any = None
         self._e5_lock = threading.Lock()
+
+    def check_model(self, model: Model) -> None:
+        if self.infer:
+            check_endpoint(model, why="-S infer=true")
 
     async def select(self, task: MemoryTask) -> Selection:
         endpoint = (

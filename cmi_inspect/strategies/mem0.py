@@ -38,7 +38,13 @@ from cmi_inspect.extras import require
 from cmi_inspect.paths import cache_dir
 from cmi_inspect.retrieval import bounded
 from cmi_inspect.strategies.base import MemoryNames, MemoryStrategy, MemoryTask, Pick, Selection
-from cmi_inspect.strategies.endpoint import Endpoint, LibraryRun, endpoint_for, unreachable
+from cmi_inspect.strategies.endpoint import (
+    Endpoint,
+    LibraryRun,
+    check_endpoint,
+    endpoint_for,
+    unreachable,
+)
 
 FEATURE = "-S strategy=mem0"
 """What a missing extra's one line names."""
@@ -199,6 +205,10 @@ class Mem0Memory(MemoryStrategy):
         self._e5: Any = None
         self._e5_lock = threading.Lock()
 
+    def check_model(self, model: Model) -> None:
+        if self.infer:
+            check_mem0_model(model)
+
     async def select(self, task: MemoryTask) -> Selection:
         return await anyio.to_thread.run_sync(self._select, task)
 
@@ -307,13 +317,20 @@ class Usage:
             self.output_tokens += response.usage.completion_tokens or 0
 
 
-def mem0_endpoint(model: Model, n_ctx: int) -> Endpoint:
-    """The response model's endpoint, for mem0's LLM (``infer=true``)."""
+def check_mem0_model(model: Model) -> None:
+    """One line unless mem0's LLM (``infer=true``) can be the response model: it has an
+    OpenAI-compatible endpoint and no OpenRouter key sends mem0's calls elsewhere."""
     if os.environ.get("OPENROUTER_API_KEY"):
         raise UserError(
             "mem0 sends its LLM calls to OpenRouter whenever OPENROUTER_API_KEY is set: "
             "unset it for -S infer=true."
         )
+    check_endpoint(model, why="-S infer=true")
+
+
+def mem0_endpoint(model: Model, n_ctx: int) -> Endpoint:
+    """The response model's endpoint, for mem0's LLM (``infer=true``)."""
+    check_mem0_model(model)
     return endpoint_for(model, n_ctx, why="-S infer=true")
 
 

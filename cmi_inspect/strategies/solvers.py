@@ -24,6 +24,7 @@ from inspect_ai.solver import Solver, solver
 from cmi_inspect.causal_locomo.protocol import Protocol
 from cmi_inspect.errors import UserError, flag
 from cmi_inspect.guard import NO_GUARD, make_guard
+from cmi_inspect.inspect_private import active_model
 from cmi_inspect.strategies import STRATEGIES, strategy_class
 from cmi_inspect.strategies.arguments import build_strategy, strategy_arguments
 from cmi_inspect.strategies.base import MemoryStrategy, strategy_solver
@@ -36,7 +37,8 @@ def strategy_solver_for(
     """The solver of strategy ``cls`` with the ``-S`` arguments ``given``: one line, before
     the run, for an argument it does not take or of the wrong type, and, when the task's
     ``protocol`` is known (the task builds its own solver), for a choice that reads what it
-    hides; each sample checks that again against its own protocol. ``-S guard`` and ``-S
+    hides (each sample checks that again against its own protocol), and for a response
+    model it cannot call (the run's, when one is being set up). ``-S guard`` and ``-S
     isolate`` are the benchmark's, not the strategy's."""
     for kept in (GUARD, ISOLATE):
         if kept in strategy_arguments(cls).names:
@@ -50,6 +52,9 @@ def strategy_solver_for(
     strategy = build_strategy(cls, own)
     if protocol is not None:
         strategy.check_protocol(protocol)
+    model = active_model()
+    if model is not None:
+        strategy.check_model(model)
     if isolate:
         strategy = Isolated(strategy, own)
     return strategy_solver(strategy, strategy.answer_scorer(), guard)

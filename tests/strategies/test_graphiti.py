@@ -215,3 +215,29 @@ def test_end_to_end_with_the_embedded_model_served(by_entry_point, tmp_path):
     assert d.extraction_failed == any(e.error for e in d.episodes)
     assert set(record.selected) <= {e.key for e in d.episodes if not e.error}
     assert sample.output.completion
+
+
+@needs_graphiti
+def test_another_provider_is_refused_before_the_run_in_one_line(by_entry_point, tmp_path, monkeypatch):
+    from cmi_inspect.strategies.graphiti import GraphitiMemory
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.solver import SolverSpec
+
+    from conftest import REPO
+
+    monkeypatch.chdir(REPO)
+    # the solver is built inside the eval, as `--solver memory_strategy -S strategy=graphiti`
+    # and `-T strategy=graphiti` build it
+    spec = SolverSpec("memory_strategy", args_passed={"strategy": "graphiti"})
+    for solver, args in ((spec, {}), (None, {"strategy": "graphiti"})):
+        with pytest.raises(UserError, match="^Strategy 'graphiti' calls .* not fixed_latency/0.$"):
+            inspect_eval(
+                "tasks/causal_locomo.py",
+                solver=solver,
+                task_args={"data_file": str(SYNTHETIC), **args},
+                model="fixed_latency/0",
+                display="none",
+                log_dir=str(tmp_path),
+            )
+    assert not list(tmp_path.iterdir())  # no log: nothing ran
+    GraphitiMemory().check_model(get_model("openai-api/scripted/m", base_url="http://127.0.0.1:9/v1", api_key="k"))

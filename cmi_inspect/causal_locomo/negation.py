@@ -175,16 +175,16 @@ def denial(response: str, start: int, end: int) -> str | None:
     """The text that denies the mention at ``start:end`` of ``response`` (None: nothing
     does): a denying word before it in its clause, a denial right after it, a bare denial
     later in its sentence or opening the next, or one just before a reported sentence."""
-    clause = clause_before(response, start)
-    mention = response[start:end]
-    after = DENIED_AFTER.match(response[end:])
-    if denies(clause) or after:
-        return (clause + mention + (after[0] if after else "")).strip()
     spans = sentences(response)
     at = next((i for i, (s, e) in enumerate(spans) if s <= start < e), None)
     if at is None:
         return None
     s, e = spans[at]
+    clause = clause_before(response, start)
+    if denies(clause):
+        return (clause + response[start:end]).strip()
+    if DENIED_AFTER.match(response[end:]):
+        return response[start:e].strip()
     later = clauses(response[end:e])
     following = clauses(response[slice(*spans[at + 1])]) if at + 1 < len(spans) else []
     for part in [*later, *following[:1]]:

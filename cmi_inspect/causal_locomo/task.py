@@ -26,10 +26,12 @@ from cmi_inspect.errors import UserError, choose
 from cmi_inspect.strategies.solvers import no_memory, solver_named
 
 ANSWER_MAX_TOKENS = 96
-TASK_VERSION = 6
+TASK_VERSION = 7
 """Bumped when the task's samples or scoring change (3: typed metadata, artefact-free blind;
 4: the data's sha256 in the version; 5: the answer key sealed, out of the running sample;
-6: strict scoring credits no answer that denies the expected answer).
+6: strict scoring credits no answer that denies the expected answer; 7: denial read per
+clause and sentence, doubt read as a hedge, the alias judge crediting neither under paper
+too, a denied answer scoring 0 under strict).
 The logged version is ``TASK_VERSION-<sha256 prefix>``."""
 
 

@@ -35,6 +35,7 @@ from cmi_inspect.causal_locomo.exposure import call_text
 from cmi_inspect.causal_locomo.measures import selection_metrics
 from cmi_inspect.causal_locomo.scorers import answer_score
 from cmi_inspect.causal_locomo.selection import MemorySelection, examine
+from cmi_inspect.causal_locomo.task import TASK_VERSION
 from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.errors import UserError
 
@@ -157,6 +158,12 @@ async def verify_log(path: str) -> LogCheck:
     try:
         log = read_eval_log(path, resolve_attachments=True)
         check.task = log.eval.task
+        made = str(log.eval.task_version).split("-")[0]
+        if made != str(TASK_VERSION):  # its scores were another version's to give
+            raise UserError(
+                f"it was scored by task version {made}, and this cmi-inspect scores version "
+                f"{TASK_VERSION}: run it again, or verify it with the version that made it"
+            )
         options = scorer_options(log, "task_score")
         scoring = str(options.get("scoring", "paper"))
         found = sha256_of(Path(options["data_file"]))

@@ -196,6 +196,21 @@ def denial(response: str, start: int, end: int) -> str | None:
     return None
 
 
+def negated_clauses(text: str) -> list[str]:
+    """The clauses of ``text`` in which a denying word governs the words after it ("Priya
+    did not adopt Comet"): statements that take back what their other words say."""
+    return [
+        clause.strip()
+        for clause in CLAUSE_BREAK.split(text)
+        if any(
+            re.search(r"\w", clause[m.end() :])
+            and not GOVERNS_OTHER.match(clause[m.end() :])
+            and not _doubt_denied(clause, m)
+            for m in DENYING.finditer(clause)
+        )
+    ]
+
+
 def negation(response: str, answers: Sequence[str], request: str = "") -> Negation:
     """Whether every mention in ``response`` of one of ``answers`` (the expected answer and
     its aliases) is denied (``denial``); never when the ``request`` asks in the negative."""

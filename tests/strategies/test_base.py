@@ -205,7 +205,9 @@ def test_a_strategy_that_shows_the_bank_but_declares_nothing_is_charged_with_all
     assert any(v["poison_adoption"] > 0 for v in charged.values())
     assert log.results is not None
     undeclared = next(s for s in log.results.scores if s.name == "undeclared")
-    assert undeclared.metrics["count"].value == 3  # samples with memories shown undeclared
+    # Inspect names the metric after the package that registers it once it is installed
+    [count] = [m for name, m in undeclared.metrics.items() if name.split("/")[-1] == "count"]
+    assert count.value == 3  # samples with memories shown undeclared
 
 
 def test_an_answer_derived_by_the_model_from_the_bank_exposes_the_bank(hostile, tmp_path):

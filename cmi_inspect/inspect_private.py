@@ -52,6 +52,15 @@ def active_model() -> Model | None:
     return active()
 
 
+def set_active_model(model: Model) -> None:
+    """Make ``model`` what ``active_model()`` returns in the current context, as an eval
+    does while it builds its tasks (``inspect_ai.model._model.active_model_context_var``,
+    checked against 0.3.285)."""
+    from inspect_ai.model._model import active_model_context_var
+
+    active_model_context_var.set(model)
+
+
 def is_openai_compatible(api: ModelAPI) -> bool:
     """Whether ``api`` is Inspect's ``openai-api`` provider or one built on it (its class,
     ``inspect_ai.model._providers.openai_compatible.OpenAICompatibleAPI`` in 0.3.285, has no

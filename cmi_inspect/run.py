@@ -31,7 +31,7 @@ from cmi_inspect.causal_locomo.protocol import named_protocol
 from cmi_inspect.errors import SampleLimit, UserError, positive_int, sample_limit
 from cmi_inspect.guard import EvidenceGuard
 from cmi_inspect.paths import writable_dir
-from cmi_inspect.rows import causal_locomo_task, run_apart, run_plans, run_task
+from cmi_inspect.rows import causal_locomo_task, check_rows, run_apart, run_plans
 from cmi_inspect.strategies import STRATEGIES, installed_strategies, strategy_class
 from cmi_inspect.strategies.cmi import ABLATIONS
 
@@ -152,8 +152,7 @@ def run_all(
         plans = [(n, {**p, "isolate": True} if n not in STRATEGIES else p) for n, p in plans]
     ours = [(n, p) for n, p in plans if n in STRATEGIES]
     apart = [(n, p) for n, p in plans if n not in STRATEGIES]
-    for name, params in ours:  # each row's arguments checked before any row runs
-        run_task(name, params, args)
+    check_rows(ours, args, chosen, model_args or {})  # every row's, before any row runs
     data = causal_locomo_task(**args)
     limit = sample_limit("--limit", limit, len(data.dataset))
     folder = writable_dir(log_dir, "logs")

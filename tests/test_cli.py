@@ -233,3 +233,18 @@ def test_run_refuses_counts_below_their_least_value_before_any_work(tmp_path, ca
     assert main([*argv, *option]) == 2
     assert message in one_line(capsys, "run")
     assert not (tmp_path / "logs").exists()
+
+
+def test_run_refuses_a_model_an_installed_strategy_cannot_call_before_any_row_runs(tmp_path, capsys):
+    from cmi_inspect.errors import UserError
+    from cmi_inspect.strategies.graphiti import import_graphiti
+
+    try:
+        import_graphiti()
+    except UserError as ex:
+        pytest.skip(str(ex))
+    argv = ["run", str(tmp_path / "logs"), "--model", "fixed_latency/0", "-T", f"data_file={SYNTHETIC}"]
+    assert main([*argv, "--strategies", "graphiti"]) == 2
+    message = one_line(capsys, "run")
+    assert "Strategy 'graphiti' calls the response model through an OpenAI-compatible endpoint" in message
+    assert not list((tmp_path / "logs").glob("*.eval"))

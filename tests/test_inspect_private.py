@@ -54,5 +54,10 @@ def test_the_active_model_is_the_one_an_eval_is_set_up_for_and_none_outside():
         init_active_model(model, GenerateConfig())
         return inspect_private.active_model()
 
+    def set_here() -> object:
+        inspect_private.set_active_model(model)
+        return inspect_private.active_model()
+
     assert contextvars.copy_context().run(inside) is model
+    assert contextvars.copy_context().run(set_here) is model
     assert contextvars.copy_context().run(inspect_private.active_model) is None

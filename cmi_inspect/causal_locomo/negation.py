@@ -59,7 +59,7 @@ GOVERNS_OTHER = re.compile(
     r"|^\s+(?:(?:\d+\s*%|entirely|quite|totally|completely)\s+)?(?:sure|certain)\b"
     r"|^\s+(?:\w+\s+)?(?:remember|recall|say|tell|know|confirm|swear)\b"
     r"|^\s+(?:a\s+|any\s+)?doubt"
-    r"|^\s+(?:\w+\s+)?(?:hesitat|wait|stop|fail|forget|help|mind|deny|denied|miss)"
+    r"|^\s+(?:\w+\s+)?(?:hesitat|wait|stop|fail|forget|mind|deny|denied|miss)"
     r"|^\s+(?:be\s+)?(?:any\s+)?(?:more|less|\w+er)\b[^.;:!?]*\bthan\b",
     re.I,
 )

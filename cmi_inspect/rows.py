@@ -41,6 +41,30 @@ def run_task(name: str, params: dict[str, Any], task_args: dict[str, Any]) -> Ta
     return causal_locomo(**task_args, strategy=name, strategy_args=params)
 
 
+def check_rows(
+    plans: Sequence[tuple[str, dict[str, Any]]],
+    task_args: dict[str, Any],
+    model: str,
+    model_args: dict[str, Any],
+) -> None:
+    """Build each row's task as the run will, with the run's model active (as it is when
+    ``inspect eval`` builds a task), so that a bad argument, or a strategy that cannot call
+    that model (``MemoryStrategy.check_model``), is one line before anything runs. A
+    ``gguf/`` model is not built for it (its engine is probed and loaded when built), and
+    every strategy takes one."""
+    from inspect_ai.model import get_model
+
+    from cmi_inspect.inspect_private import set_active_model
+
+    def build() -> None:
+        if not model.startswith("gguf/"):
+            set_active_model(get_model(model, **model_args))
+        for name, params in plans:
+            run_task(name, params, task_args)
+
+    contextvars.copy_context().run(build)
+
+
 def run_plans(
     log_dir: str,
     plans: Sequence[tuple[str, dict[str, Any]]],
@@ -120,8 +144,7 @@ def main(spec_file: str) -> int:
     if isinstance(settings["limit"], list):
         settings["limit"] = tuple(settings["limit"])
     try:
-        for name, params in plans:
-            run_task(name, params, spec["task_args"])
+        check_rows(plans, spec["task_args"], settings["model"], settings["model_args"])
     except UserError as ex:
         print(str(ex), file=sys.stderr)
         return 2

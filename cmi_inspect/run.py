@@ -28,10 +28,16 @@ from rich.text import Text
 
 from cmi_inspect.causal_locomo.log_tags import is_causal_locomo, run_name
 from cmi_inspect.causal_locomo.protocol import named_protocol
-from cmi_inspect.errors import SampleLimit, UserError, sample_limit
+from cmi_inspect.errors import SampleLimit, UserError, positive_int, sample_limit
 from cmi_inspect.guard import EvidenceGuard
 from cmi_inspect.paths import writable_dir
-from cmi_inspect.rows import CACHE_EXPIRY, causal_locomo_task, run_apart, run_plans, run_task
+from cmi_inspect.rows import (
+    CACHE_EXPIRY,
+    causal_locomo_task,
+    check_rows,
+    run_apart,
+    run_plans,
+)
 from cmi_inspect.strategies import STRATEGIES, installed_strategies, strategy_class
 from cmi_inspect.strategies.cmi import ABLATIONS
 
@@ -123,6 +129,16 @@ def run_all(
     (``run_apart``), after the built-in ones, so that it can touch no other row; with
     ``isolate`` its ``select`` also runs in a sandbox (``strategies.isolation``).
     """
+    check_counts(
+        max_samples=max_samples,
+        max_tasks=max_tasks,
+        timeout=timeout,
+        max_retries=max_retries,
+        max_connections=max_connections,
+        serve=serve,
+        time_limit=time_limit,
+        epochs=epochs,
+    )
     for name in strategies:  # one line naming the built-in and installed ones if unknown;
         if name not in STRATEGIES and name not in installed_strategies():  # nothing loaded
             strategy_class(name)
@@ -146,8 +162,7 @@ def run_all(
         plans = [(n, {**p, "isolate": True} if n not in STRATEGIES else p) for n, p in plans]
     ours = [(n, p) for n, p in plans if n in STRATEGIES]
     apart = [(n, p) for n, p in plans if n not in STRATEGIES]
-    for name, params in ours:  # each row's arguments checked before any row runs
-        run_task(name, params, args)
+    check_rows(ours, args, chosen, model_args or {})  # every row's, before any row runs
     data = causal_locomo_task(**args)
     limit = sample_limit("--limit", limit, len(data.dataset))
     folder = writable_dir(log_dir, "logs")
@@ -185,6 +200,18 @@ def run_all(
         for plan in apart:
             run_apart(log_dir, [plan], args, settings)
     return unfinished(names, logs, log_dir)
+
+
+LEAST = {"max_retries": 0}
+"""The counts ``run_all`` takes that may be 0; every other one is at least 1."""
+
+
+def check_counts(**counts: int | None) -> None:
+    """One line naming the option (``--max-samples``) of a count below its least value;
+    None leaves Inspect's default."""
+    for name, value in counts.items():
+        if value is not None:
+            positive_int("--" + name.replace("_", "-"), value, LEAST.get(name, 1))
 
 
 def cache_note(cache: bool) -> str:

@@ -43,8 +43,10 @@ TASK_VERSION: str = register_entry()["version"]
 """``N-X``, read from ``eval.yaml`` (its one copy): N, bumped when scores stop being
 comparable (3: typed metadata, artefact-free blind; 4: the data's sha256 in the version; 5:
 the answer key sealed, out of the running sample; 6: strict scoring credits no answer that
-denies the expected answer); X, when the interface changes (B: the release interleaved by
-family, a sealed-key target). The logged version is ``N-X-<data sha256 prefix>``."""
+denies the expected answer; 7: denial read per clause and sentence, doubt read as a hedge, the
+alias judge crediting neither under paper too, a denied answer scoring 0 under strict); X,
+when the interface changes (A, since 7: the release interleaved by family, a sealed-key
+target). The logged version is ``N-X-<data sha256 prefix>``."""
 
 
 @task

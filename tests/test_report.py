@@ -263,6 +263,25 @@ def test_a_run_on_other_data_is_its_own_row_never_superseding_one(two_data_dir):
     assert f"## Data: {SYNTHETIC} (sha256 {sha256_of(SYNTHETIC)[:12]}..., 3 examples)" in markdown
 
 
+def test_a_log_another_task_version_scored_is_not_verified_by_this_one(tmp_path):
+    import asyncio
+
+    from cmi_inspect.causal_locomo.task import TASK_VERSION
+    from cmi_inspect.report.verify import verify_log
+    from inspect_ai.log import write_eval_log
+
+    log = run_into(tmp_path / "logs", no_memory(), data_file=str(SYNTHETIC))
+    assert asyncio.run(verify_log(log.location)).verified
+    log.eval.task_version = f"{TASK_VERSION - 1}-{sha256_of(SYNTHETIC)[:12]}"
+    older = str(tmp_path / "older.eval")
+    write_eval_log(log, older)
+    check = asyncio.run(verify_log(older))
+    assert not check.verified and check.problems == [
+        f"it was scored by task version {TASK_VERSION - 1}, and this cmi-inspect scores version "
+        f"{TASK_VERSION}: run it again, or verify it with the version that made it"
+    ]
+
+
 def test_a_run_of_several_epochs_counts_its_samples_once(two_data_dir, tmp_path):
     logs, _, _ = two_data_dir
     runs, _ = read_runs(str(logs))

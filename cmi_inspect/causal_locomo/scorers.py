@@ -112,15 +112,17 @@ async def answer_score(
     grader: Model | list[Model] | None = None,
 ) -> AnswerScore:
     """The task score of one answer (``task_score``'s, and a replay's of a logged answer):
-    the judge is ``grader``, else the offline alias match."""
-    det = deterministic_score(response, criteria)
-    hedged = hedge(response, criteria.expected_answer, request)
+    the judge is ``grader``, else the offline alias match, which credits no hedge and no
+    denial of the answer under either scoring. Under ``strict`` a denial earns nothing from
+    the rules either, and neither a hedge nor a denial is a success."""
+    hedged = hedge(response, criteria.expected_answer, request, criteria.answer_aliases)
     negated = negation(response, answers(criteria), request)
     strict = scoring == "strict"
+    det = 0.0 if strict and negated.negated else deterministic_score(response, criteria)
     verdict = await judge_answer(
-        grader, request, gold_behavior, criteria, response, hedged, negated if strict else None
+        grader, request, gold_behavior, criteria, response, hedged, negated
     )
-    total = hybrid_score(det, verdict.score)
+    total = 0.0 if strict and negated.negated else hybrid_score(det, verdict.score)
     refused = strict and (hedged.hedged or negated.negated)
     return AnswerScore(
         total, det, verdict, hedged, negated, total >= SUCCESS_THRESHOLD and not refused
@@ -147,11 +149,12 @@ def task_score(data_file: str, data_sha256: str, protocol: str, scoring: str = "
     deterministic alias-match fallback; the score's metadata names which. A
     grader reply that is no readable verdict scores 0 and is counted in the
     ``judge_error`` metric, so a broken judge shows at a glance. ``hedged`` marks an
-    answer that lists several values of the kind asked for (``hedge``); the alias judge
-    never credits one, and under ``scoring="strict"`` it is no success whatever its score.
-    ``negated`` marks an answer that denies the expected answer it names (``negation``);
-    under ``scoring="strict"`` the alias judge does not credit it and it is no success,
-    under ``paper`` it is only recorded (the paper's scores and successes stand).
+    answer that lists several values of the kind asked for or offers the answer only in
+    doubt (``hedge``); ``negated`` one that denies the expected answer it names
+    (``negation``). The alias judge, which stands in for an LLM judge, credits neither under
+    either scoring. Under ``scoring="strict"`` neither is a success whatever its score, and
+    a negated answer scores 0 (the rules' share too); under ``paper`` the paper's rules
+    stand.
 
     Args:
         data_file: The data file the answer key is read from.

@@ -208,14 +208,12 @@ def run(args: argparse.Namespace) -> int:
         max_retries=args.max_retries,
         cache=args.cache,
         max_connections=args.max_connections,
-        serve=None if args.serve is None else positive_int("--serve", args.serve),
+        serve=args.serve,
         isolate=args.isolate,
         model_roles=name_value_pairs("--model-role", args.model_roles),
-        epochs=None if args.epochs is None else positive_int("--epochs", args.epochs),
+        epochs=args.epochs,
         tags=[t.strip() for t in (args.tags or "").split(",") if t.strip()],
-        time_limit=None
-        if args.time_limit is None
-        else positive_int("--time-limit", args.time_limit),
+        time_limit=args.time_limit,
         inspect_options=inspect_options(args),
     )
     if left:

@@ -18,11 +18,12 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
-from inspect_ai.log import EvalLog, EvalSample, read_eval_log
+from inspect_ai.log import EvalLog, EvalSample
 
 from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.dataset import conversation_of
-from cmi_inspect.errors import UserError
+from cmi_inspect.errors import UserError, positive_int
+from cmi_inspect.eval_logs import read_log
 from cmi_inspect.report.runs import strategy_label
 from cmi_inspect.report.stats import fmt
 from cmi_inspect.report.tables import markdown_table
@@ -155,13 +156,6 @@ def paired_differences(
     return out
 
 
-def read_log(path: str) -> EvalLog:
-    try:
-        return read_eval_log(path)
-    except FileNotFoundError:
-        raise UserError(f"No log at {path}.") from None
-
-
 def _interval(low: float | None, high: float | None) -> str:
     return "n/a" if low is None or high is None else f"[{low:+.3f}, {high:+.3f}]"
 
@@ -178,7 +172,9 @@ def conversations_line(count: int) -> str:
 
 
 def compare(path_a: str, path_b: str, resamples: int = RESAMPLES) -> str:
-    """Markdown: run a against run b, metric by metric, and their harmful adoptions."""
+    """Markdown: run a against run b, metric by metric, and their harmful adoptions (one
+    line for a path that is no readable log, or fewer than one resample)."""
+    resamples = positive_int("--resamples", resamples)
     a, b = read_log(path_a), read_log(path_b)
     name_a, name_b = strategy_label(a), strategy_label(b)
     differences = paired_differences(a, b, resamples)

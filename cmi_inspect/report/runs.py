@@ -28,7 +28,7 @@ from cmi_inspect.causal_locomo.log_tags import strategy_label as plan_label
 from cmi_inspect.causal_locomo.protocol import logged_protocol
 from cmi_inspect.causal_locomo.selection import MemorySelection
 from cmi_inspect.causal_locomo.view import key_to_memory_id
-from cmi_inspect.report.logs import log_files
+from cmi_inspect.eval_logs import log_files
 from cmi_inspect.report.provenance import Provenance, provenance, wall_clock
 from cmi_inspect.report.samples import SampleRow, ranked_f1, sample_rows
 from cmi_inspect.report.stats import Mean

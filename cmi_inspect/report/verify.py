@@ -35,6 +35,7 @@ from cmi_inspect.causal_locomo.exposure import call_text
 from cmi_inspect.causal_locomo.measures import f1_at_k, selection_metrics
 from cmi_inspect.causal_locomo.scorers import answer_score
 from cmi_inspect.causal_locomo.selection import MemorySelection, examine
+from cmi_inspect.causal_locomo.task import TASK_VERSION
 from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.errors import UserError
 
@@ -159,6 +160,12 @@ async def verify_log(path: str) -> LogCheck:
     try:
         log = read_eval_log(path, resolve_attachments=True)
         check.task = log.eval.task
+        made = str(log.eval.task_version).split("-")[0]
+        if made != str(TASK_VERSION):  # its scores were another version's to give
+            raise UserError(
+                f"it was scored by task version {made}, and this cmi-inspect scores version "
+                f"{TASK_VERSION}: run it again, or verify it with the version that made it"
+            )
         options = scorer_options(log, "task_score")
         scoring = str(options.get("scoring", "paper"))
         found = sha256_of(Path(options["data_file"]))
@@ -261,7 +268,7 @@ if __name__ == "__main__":
 def verify_folder(log_dir: str, as_json: bool = False) -> int:
     """``cmi-inspect verify``: every log of the folder verified in a clean process, a line
     each (or JSON); 0 when all verify, else 1."""
-    from cmi_inspect.report.logs import log_files
+    from cmi_inspect.eval_logs import log_files
 
     if not Path(log_dir).is_dir():
         raise UserError(f"{log_dir} is not a folder: name the folder a run wrote its logs to.")

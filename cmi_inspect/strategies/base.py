@@ -144,6 +144,12 @@ class MemoryStrategy(ABC):
         but its ``MemoryTask`` has nothing to refuse."""
         return None
 
+    def check_model(self, model: Model) -> None:
+        """Refuse (one line) a response model it cannot work with, before the run (the
+        model the run was given). One that calls the model only through its ``MemoryTask``
+        takes any."""
+        return None
+
     def answer_scorer(self) -> AnswerScorerFactory | None:
         """What its strategy solver builds from each sample and hands over as
         ``MemoryTask.score_answer`` (None: nothing; CMI's gold scorer is the one there is)."""

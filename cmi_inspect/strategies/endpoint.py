@@ -37,13 +37,26 @@ def endpoint_for(model: Model, n_ctx: int, chat_format: str | None = None, *, wh
     that needs it, for the one-line refusal of any other provider."""
     from cmi_inspect.local_model.provider import GGUFModel
 
+    check_endpoint(model, why=why)
     api = model.api
     if isinstance(api, GGUFModel):
         served = api.served(n_ctx, chat_format)
         return Endpoint(served.url, served.api_key, served.model, served=True)
+    return Endpoint(api.base_url or "", api.api_key or "none", api.service_model_name())
+
+
+def check_endpoint(model: Model, *, why: str) -> None:
+    """One line unless ``model`` has an OpenAI-compatible endpoint (``endpoint_for``'s), so
+    that a strategy refuses another provider before the run (``MemoryStrategy.check_model``)
+    rather than in each sample."""
+    from cmi_inspect.local_model.provider import GGUFModel
+
+    api = model.api
+    if isinstance(api, GGUFModel):
+        return
     url = api.base_url
     if is_openai_compatible(api) and url and url.startswith(("http://", "https://")):
-        return Endpoint(url, api.api_key or "none", api.service_model_name())
+        return
     raise UserError(
         f"{why} calls the response model through an OpenAI-compatible endpoint: use "
         f"gguf/NAME (served here) or openai-api/SERVICE/MODEL, not {model}."

@@ -33,6 +33,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any, ClassVar
 
 import anyio
+from inspect_ai.model import Model
 from pydantic import BaseModel, Field
 
 from cmi_inspect.causal_locomo.view import Memory
@@ -41,7 +42,7 @@ from cmi_inspect.errors import UserError
 from cmi_inspect.extras import require
 from cmi_inspect.retrieval import e5_vectors
 from cmi_inspect.strategies.base import MemoryNames, MemoryTask, Pick, Selection
-from cmi_inspect.strategies.endpoint import Endpoint, endpoint_for
+from cmi_inspect.strategies.endpoint import Endpoint, check_endpoint, endpoint_for
 from cmi_inspect.strategies.library import (
     MAX_TOKENS,
     Extraction,
@@ -55,6 +56,8 @@ from cmi_inspect.strategies.library import (
 
 FEATURE = "-S strategy=graphiti"
 """What a missing extra's one line names."""
+WHY = "Strategy 'graphiti'"
+"""What needs the response model's endpoint, in the refusal of another provider."""
 SERVED_N_CTX = 16384
 """The served window: Graphiti's prompts carry earlier episodes and the schemas."""
 NO_DATE = date(2000, 1, 1)
@@ -216,9 +219,12 @@ class GraphitiMemory(LibraryMemory):
     def load(cls) -> Any:
         return import_graphiti()
 
+    def check_model(self, model: Model) -> None:
+        check_endpoint(model, why=WHY)
+
     async def select(self, task: MemoryTask) -> Selection:
         """Build a fresh graph from the bank, search it, and map its facts to the bank."""
-        endpoint = endpoint_for(task.model, self.n_ctx, why="Strategy 'graphiti'")
+        endpoint = endpoint_for(task.model, self.n_ctx, why=WHY)
         usage = Usage()
         started = time.monotonic()
         embedder = e5_embedder(self.e5(), self.e5_lock)

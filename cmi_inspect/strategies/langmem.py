@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import anyio
+from inspect_ai.model import Model
 from pydantic import BaseModel, Field
 
 from cmi_inspect.causal_locomo.view import Memory
@@ -36,7 +37,7 @@ from cmi_inspect.errors import flag
 from cmi_inspect.extras import require
 from cmi_inspect.retrieval import e5_vectors
 from cmi_inspect.strategies.base import MemoryNames, MemoryTask, Selection
-from cmi_inspect.strategies.endpoint import Endpoint, endpoint_for
+from cmi_inspect.strategies.endpoint import Endpoint, check_endpoint, endpoint_for
 from cmi_inspect.strategies.library import (
     MAX_TOKENS,
     Extraction,
@@ -204,6 +205,10 @@ class LangMemMemory(LibraryMemory):
     @classmethod
     def load(cls) -> Any:
         return import_langmem()
+
+    def check_model(self, model: Model) -> None:
+        if self.infer:
+            check_endpoint(model, why="-S infer=true")
 
     async def select(self, task: MemoryTask) -> Selection:
         endpoint = (

@@ -38,7 +38,7 @@ from cmi_inspect.extras import require
 from cmi_inspect.paths import cache_dir
 from cmi_inspect.retrieval import e5_vectors
 from cmi_inspect.strategies.base import MemoryNames, MemoryTask, Selection
-from cmi_inspect.strategies.endpoint import Endpoint, endpoint_for
+from cmi_inspect.strategies.endpoint import Endpoint, check_endpoint, endpoint_for
 from cmi_inspect.strategies.library import (
     MAX_TOKENS,
     Extraction,
@@ -215,6 +215,10 @@ class Mem0Memory(LibraryMemory):
     def load(cls) -> Any:
         return import_mem0()
 
+    def check_model(self, model: Model) -> None:
+        if self.infer:
+            check_mem0_model(model)
+
     async def select(self, task: MemoryTask) -> Selection:
         return await anyio.to_thread.run_sync(self._select, task)
 
@@ -278,13 +282,20 @@ class Usage(LLMUsage):
             self.output_tokens += response.usage.completion_tokens or 0
 
 
-def mem0_endpoint(model: Model, n_ctx: int) -> Endpoint:
-    """The response model's endpoint, for mem0's LLM (``infer=true``)."""
+def check_mem0_model(model: Model) -> None:
+    """One line unless mem0's LLM (``infer=true``) can be the response model: it has an
+    OpenAI-compatible endpoint and no OpenRouter key sends mem0's calls elsewhere."""
     if os.environ.get("OPENROUTER_API_KEY"):
         raise UserError(
             "mem0 sends its LLM calls to OpenRouter whenever OPENROUTER_API_KEY is set: "
             "unset it for -S infer=true."
         )
+    check_endpoint(model, why="-S infer=true")
+
+
+def mem0_endpoint(model: Model, n_ctx: int) -> Endpoint:
+    """The response model's endpoint, for mem0's LLM (``infer=true``)."""
+    check_mem0_model(model)
     return endpoint_for(model, n_ctx, why="-S infer=true")
 
 

@@ -19,6 +19,7 @@ from inspect_ai.solver import Solver, solver
 
 from cmi_inspect.causal_locomo.protocol import Protocol
 from cmi_inspect.errors import UserError, flag
+from cmi_inspect.inspect_private import active_model
 from cmi_inspect.strategies import STRATEGIES, strategy_class
 from cmi_inspect.strategies.arguments import build_strategy, strategy_arguments
 from cmi_inspect.strategies.base import MemoryStrategy, strategy_solver
@@ -36,9 +37,10 @@ def make_strategy_solver(
 ) -> Solver:
     """The strategy solver of ``cls`` with the arguments ``given``: one line, before the run,
     for an argument it does not take or of the wrong type, and, when the task's ``protocol``
-    is known (``-T strategy=``), for a choice that reads what it hides; each sample checks
-    that again against its own protocol. ``guard`` and ``isolate`` are the benchmark's, not
-    the strategy's."""
+    is known (``-T strategy=``), for a choice that reads what it hides (each sample checks
+    that again against its own protocol), and for a response model it cannot call (the
+    run's, when one is being set up). ``guard`` and ``isolate`` are the benchmark's, not the
+    strategy's."""
     for kept in (GUARD, ISOLATE):
         if kept in strategy_arguments(cls).names:
             raise UserError(
@@ -51,6 +53,9 @@ def make_strategy_solver(
     strategy = build_strategy(cls, own)
     if protocol is not None:
         strategy.check_protocol(protocol)
+    model = active_model()
+    if model is not None:
+        strategy.check_model(model)
     if isolate:
         strategy = Isolated(strategy, own)
     return strategy_solver(strategy, strategy.answer_scorer(), guard)

@@ -55,6 +55,8 @@ def test_answers_are_built_from_the_record_alone_and_the_wrong_ones_are_wrong(re
         "It was not 3 March 2022.",
         "I don't think it was 3 March 2022.",
         "The answer 3 March 2022 is wrong.",
+        "3 March 2022? No.",
+        "It is untrue that it was 3 March 2022.",
     ]
 
 
@@ -103,11 +105,11 @@ def test_the_alias_judge_accepts_the_right_answers_and_no_specific_wrong_one(tmp
     acceptance = result["acceptance"]
     assert isinstance(acceptance, dict)
     assert acceptance["correct"] == 1.0 and acceptance["specific_wrong"] == 0.0
-    assert acceptance["negated"] == 0.0  # the alias match as strict scoring runs it
+    assert acceptance["negated"] == 0.0  # the alias match as a run gives it
     items = result["items"]
-    assert isinstance(items, dict) and items["negated"] == 3 * 3  # three phrasings an example
+    assert isinstance(items, dict) and items["negated"] == 3 * 5  # five phrasings an example
     assert result["agreement_with_alias"] == 1.0
-    assert "| negated | 9 | 0.000 |" in judge_table(result)
+    assert "| negated | 15 | 0.000 |" in judge_table(result)
 
 
 def test_a_grader_that_accepts_everything_is_caught(tmp_path):

@@ -122,12 +122,14 @@ NEGATED = "It was not 3 March 2022 that Priya adopted Comet."
 ASIDE = "She did not adopt him in February; she adopted Comet on 3 March 2022."  # a negation elsewhere
 
 
-@pytest.mark.parametrize(("protocol", "scoring", "judge", "success"), [
-    ("paper", None, 1.0, 1.0),  # the paper's scores and successes stand: only recorded
-    ("blind", None, 0.0, 0.0),  # strict by default under blind
-    ("paper", "strict", 0.0, 0.0),
+@pytest.mark.parametrize(("protocol", "scoring", "det", "total", "success"), [
+    ("paper", None, 1.0, 0.7, 1.0),  # the paper's rules stand; the alias judge credits no denial
+    ("blind", None, 0.0, 0.0, 0.0),  # strict by default under blind: nothing from either part
+    ("paper", "strict", 0.0, 0.0, 0.0),
 ])  # fmt: skip
-def test_a_negated_answer_gets_no_alias_credit_and_no_success_when_strict(tmp_path, protocol, scoring, judge, success):
+def test_a_negated_answer_gets_no_alias_credit_and_nothing_when_strict(
+    tmp_path, protocol, scoring, det, total, success
+):
     answers = {"When did Priya": NEGATED, "Which two": "Cello and banjo.", "What colour": "It isn't red; it is yellow."}
     args = {"scoring": scoring} if scoring else {}
     log = run(
@@ -141,13 +143,35 @@ def test_a_negated_answer_gets_no_alias_credit_and_no_success_when_strict(tmp_pa
     scores = {s.id: score_of(s, "task_score") for s in samples_of(log)}
     negated = scores["syn_0000"]
     assert negated.value["negated"] == 1.0 and negated.value["hedged"] == 0.0
-    assert negated.value["deterministic"] == 1.0  # the paper's rules, as ever: containment
-    assert (negated.value["judge"], negated.value["success"]) == (judge, success)
+    assert negated.value["deterministic"] == det  # the paper's rules: containment
+    assert negated.value["judge"] == 0.0
+    assert (negated.value["score"], negated.value["success"]) == (pytest.approx(total), success)
     assert negated.metadata["negated_clauses"] == ["It was not 3 March 2022"]
     assert "negates the expected answer: 'It was not 3 March 2022'" in negated.explanation
     assert scores["syn_0001"].value["negated"] == scores["syn_0002"].value["negated"] == 0.0
     assert log.results is not None
     assert next(s for s in log.results.scores if s.name == "negated").metrics["mean"].value == pytest.approx(1 / 3)
+
+
+@pytest.mark.parametrize(("answer", "scoring", "total", "success", "hedged", "negated"), [
+    ("I don't know. Maybe 3 March 2022.", "paper", 0.7, True, True, False),  # the rules stand
+    ("I don't know. Maybe 3 March 2022.", "strict", 0.7, False, True, False),  # not in full
+    ("3 March 2022? No.", "paper", 0.7, True, False, True),
+    ("3 March 2022? No.", "strict", 0.0, False, False, True),  # nothing from either part
+    ("I don't doubt it was 3 March 2022.", "strict", 1.0, True, False, False),
+    ("She did not hesitate and adopted him on 3 March 2022.", "strict", 1.0, True, False, False),
+])  # fmt: skip
+def test_an_answer_s_score_reads_its_doubt_and_its_denial(answer, scoring, total, success, hedged, negated):
+    import asyncio
+
+    from cmi_inspect.causal_locomo.data import ScoringCriteria
+    from cmi_inspect.causal_locomo.scorers import answer_score
+
+    criteria = ScoringCriteria(expected_answer="3 March 2022", answer_aliases=["March 3, 2022"])
+    scored = asyncio.run(answer_score(answer, "When did Priya adopt Comet?", "", criteria, scoring))
+    assert scored.verdict.score == (0.0 if hedged or negated else 1.0)  # the alias judge, either scoring
+    assert (scored.total, scored.success) == (pytest.approx(total), success)
+    assert (scored.hedged.hedged, scored.negated.negated) == (hedged, negated)
 
 
 def test_an_answer_with_a_negation_elsewhere_is_a_strict_success(tmp_path):
@@ -157,15 +181,15 @@ def test_an_answer_with_a_negation_elsewhere_is_a_strict_success(tmp_path):
     assert (score.value["judge"], score.value["success"]) == (1.0, 1.0)
 
 
-@pytest.mark.parametrize(("protocol", "judge", "success"), [("paper", 1.0, 1.0), ("blind", 0.0, 0.0)])
-def test_the_issues_negated_answer_on_the_release(tmp_path, release_file, protocol, judge, success):
+@pytest.mark.parametrize(("protocol", "total", "success"), [("paper", 0.7, 1.0), ("blind", 0.0, 0.0)])
+def test_the_issues_negated_answer_on_the_release(tmp_path, release_file, protocol, total, success):
     first = tmp_path / "first.jsonl"  # conv-26_qa_0000: when did Caroline go to the support group?
     first.write_text(release_file.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
     reply = "It was not 7 May 2023 that Caroline went to the LGBTQ support group."
     [sample] = samples_of(run(no_memory(), lambda p: reply, tmp_path, protocol=protocol, data_file=str(first)))
     score = score_of(sample, "task_score")
-    assert score.value["negated"] == 1.0
-    assert (score.value["judge"], score.value["success"]) == (judge, success)
+    assert score.value["negated"] == 1.0 and score.value["judge"] == 0.0  # under either scoring
+    assert (score.value["score"], score.value["success"]) == (pytest.approx(total), success)
 
 
 def test_grader_role_judges_and_bad_verdicts_score_zero(tmp_path):

@@ -9,13 +9,11 @@ import pytest
 from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.data import load_records
 from cmi_inspect.causal_locomo.dataset import SEALED_TARGET
-from cmi_inspect.causal_locomo.scorers import count
 from cmi_inspect.strategies.solvers import graph_memory, reflection_memory, summary_memory, vector_memory
 from cmi_inspect.task import causal_locomo
 from hostile import GIVE_UP
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
-from inspect_ai.util import registry_info
 
 from conftest import SYNTHETIC, mock_model, require_data, samples_of, score_of
 
@@ -216,8 +214,9 @@ def test_a_strategy_that_shows_the_bank_but_declares_nothing_is_charged_with_all
     assert any(v["poison_adoption"] > 0 for v in charged.values())
     assert log.results is not None
     undeclared = next(s for s in log.results.scores if s.name == "undeclared")
-    # the metric is logged under its registry name (cmi_inspect/count where the package is installed)
-    assert undeclared.metrics[registry_info(count).name].value == 3  # samples shown undeclared
+    # Inspect names the metric after the package that registers it once it is installed
+    [count] = [m for name, m in undeclared.metrics.items() if name.split("/")[-1] == "count"]
+    assert count.value == 3  # samples with memories shown undeclared
 
 
 def test_an_answer_derived_by_the_model_from_the_bank_exposes_the_bank(hostile, tmp_path):

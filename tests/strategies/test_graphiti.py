@@ -19,8 +19,10 @@ from cmi_inspect.causal_locomo.data import load_records
 from cmi_inspect.causal_locomo.prompts import no_memory_prompt
 from cmi_inspect.causal_locomo.selection import MemorySelection
 from cmi_inspect.causal_locomo.view import key_to_memory_id
+from cmi_inspect.errors import UserError
 from cmi_inspect.strategies.graphiti import GraphitiDetails, GraphitiMemory, episode_times, import_graphiti
 from cmi_inspect.testing import check_strategy
+from inspect_ai.model import get_model
 
 from conftest import SYNTHETIC, memory_task_for, message_text, needs_extra, samples_of
 
@@ -164,3 +166,29 @@ def test_end_to_end_with_the_embedded_model_served(by_entry_point, tmp_path):
     assert d.extraction_failed == any(e.error for e in d.episodes)
     assert set(record.selected) <= {e.key for e in d.episodes if not e.error}
     assert sample.output.completion
+
+
+@needs_graphiti
+def test_another_provider_is_refused_before_the_run_in_one_line(by_entry_point, tmp_path, monkeypatch):
+    from cmi_inspect.strategies.graphiti import GraphitiMemory
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.solver import SolverSpec
+
+    from conftest import REPO
+
+    monkeypatch.chdir(REPO)
+    # the solver is built inside the eval, as `--solver memory_strategy -S strategy=graphiti`
+    # and `-T strategy=graphiti` build it
+    spec = SolverSpec("memory_strategy", args_passed={"strategy": "graphiti"})
+    for solver, args in ((spec, {}), (None, {"strategy": "graphiti"})):
+        with pytest.raises(UserError, match="^Strategy 'graphiti' calls .* not fixed_latency/0.$"):
+            inspect_eval(
+                "tasks/causal_locomo.py",
+                solver=solver,
+                task_args={"data_file": str(SYNTHETIC), **args},
+                model="fixed_latency/0",
+                display="none",
+                log_dir=str(tmp_path),
+            )
+    assert not list(tmp_path.iterdir())  # no log: nothing ran
+    GraphitiMemory().check_model(get_model("openai-api/scripted/m", base_url="http://127.0.0.1:9/v1", api_key="k"))

@@ -55,6 +55,61 @@ def test_an_edited_version_of_a_supported_memory_is_dropped_naming_it(guard):
     assert unrelated.reason is None
 
 
+NEGATED = "Priya did not adopt Comet on 3 March 2022."
+
+
+def test_a_negated_copy_of_a_supported_memory_is_not_supported_by_the_history(guard):
+    verdicts = guard.check("When did Priya adopt Comet?", [TRUE, NEGATED], HISTORY)
+    true, negated = verdicts
+    assert (true.kept, negated.kept) == (True, False)
+    assert negated.support == 0.0 and true.denies is None
+    assert negated.denies == "Priya: We adopted a greyhound today! His name is Comet."
+    assert negated.reason is not None and negated.reason.startswith("evidence risk: another version of the claim of m1")
+    # a denial the history makes too is supported as any memory is
+    denied = [Session(None, [("Priya", "We did not adopt a cat, we adopted a greyhound named Comet.")])]
+    kept = guard.check("What pet did Priya adopt?", ["Priya did not adopt a cat.", TRUE], denied)
+    assert [v.denies for v in kept] == [None, None] and kept[0].support > 0
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "message"),
+    [
+        ((None, [TRUE], HISTORY), TypeError, "request must be a str, not NoneType."),
+        ((3, [TRUE], HISTORY), TypeError, "request must be a str, not int."),
+        (("q\ud800", [TRUE], HISTORY), ValueError, "request holds a lone surrogate ('\\ud800' at 1)"),
+        (("q", None, HISTORY), TypeError, "memories must be a list of texts (or a dict of key -> text), not NoneType."),
+        (("q", 3, HISTORY), TypeError, "memories must be a list of texts (or a dict of key -> text), not int."),
+        (("q", b"notes", HISTORY), TypeError, "(or a dict of key -> text), not bytes."),
+        (("q", TRUE, HISTORY), TypeError, "not str (a plain string would be read one character at a time)."),
+        (("q", (TRUE, 3), HISTORY), TypeError, "memories[1] must be a str, not int."),
+        (("q", (TRUE, b"x"), HISTORY), TypeError, "memories[1] must be a str, not bytes."),
+        (("q", {"k": None}, HISTORY), TypeError, "memories['k'] must be a str, not NoneType."),
+        (("q", {1: TRUE}, HISTORY), TypeError, "memories key 1 must be a str, not int."),
+        (("q", [TRUE, "x\udc00"], HISTORY), ValueError, "memories[1] holds a lone surrogate"),
+        (("q", [TRUE], None), TypeError, "sessions must be a list of Session, not NoneType."),
+        (("q", [TRUE], "history"), TypeError, "sessions must be a list of Session, not str"),
+        (("q", [TRUE], [("Priya", "hi")]), TypeError, "sessions[0] must be a Session (or a PastSession), not tuple."),
+        (("q", [TRUE], [Session(None, "Priya: hi")]), TypeError, "sessions[0].turns must be a list of (speaker, text)"),  # type: ignore[arg-type]
+        (("q", [TRUE], [Session(None, [("Priya",)])]), ValueError, "turns[0] must be (speaker, text): it has 1 items."),  # type: ignore[list-item]
+        (("q", [TRUE], [Session(None, [("Priya", 3)])]), TypeError, "sessions[0].turns[0][1] must be a str, not int."),  # type: ignore[list-item]
+        (("q", [TRUE], [Session(3, [])]), TypeError, "sessions[0].date must be a str, not int."),  # type: ignore[arg-type]
+    ],
+)
+def test_a_bad_argument_is_one_error_naming_it(args, error, message):
+    guard = MemoryGuard(embedder="hashing")
+    with pytest.raises(error) as raised:
+        guard.check(*args)
+    assert str(raised.value).startswith("MemoryGuard: ") and message in str(raised.value)
+    assert type(raised.value) is error  # no error from deep inside
+
+
+def test_the_guard_s_own_arguments_are_checked():
+    with pytest.raises(TypeError, match="^MemoryGuard: conflicts must be a Conflicts, not tuple.$"):
+        MemoryGuard(embedder="hashing", conflicts=(0.8, 0.5))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="^Unknown embedder None; choose from hashing, openai, e5.$"):
+        MemoryGuard(embedder=None)  # type: ignore[arg-type]
+
+
 def test_the_better_supported_version_is_kept_whichever_comes_first(guard):
     verdicts = guard.check("When did Priya adopt Comet?", {"b": EDITED, "a": TRUE}, HISTORY)
     assert [(v.key, v.kept) for v in verdicts] == [("b", False), ("a", True)]

@@ -6,7 +6,8 @@ candidate's label, which the log's scored record holds. A logistic regression (s
 fits the rows of the training runs; its regularisation is chosen by cross-validation with
 whole conversations held out (``choose_c``), and the threshold below which CMI keeps no
 candidate on development runs (``choose_threshold``). Labels are read here only, to fit and
-to choose: a run on a ``test`` split is refused.
+to choose: a run with a sample from a conversation the data set keeps for test is refused
+(``fitting_gate``), and the file records the conversations it was fitted and chosen on.
 """
 
 from __future__ import annotations
@@ -19,13 +20,14 @@ from pathlib import Path
 
 import anyio
 import numpy as np
-from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
+from inspect_ai.log import EvalLog, EvalSample
 
 from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata, conversation_of
 from cmi_inspect.causal_locomo.measures import selection_metrics
 from cmi_inspect.causal_locomo.view import key_to_memory_id, memory_view
 from cmi_inspect.errors import UserError
+from cmi_inspect.eval_logs import read_log
 from cmi_inspect.extras import require
 from cmi_inspect.retrieval import Embedder, make_embedder
 from cmi_inspect.strategies.cmi.diagnostics import CMIDiagnostics, logged_diagnostics
@@ -35,13 +37,17 @@ from cmi_inspect.strategies.cmi.features import (
     feature_rows,
     request_cosines,
 )
+from cmi_inspect.strategies.cmi.fitting_gate import (
+    check_fittable,
+    fitting_logs,
+    forbidden_conversations,
+)
 from cmi_inspect.strategies.cmi.selector import SelectorFile
 
 C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 """Inverse regularisation strengths the cross-validation chooses from."""
 THRESHOLDS = tuple(round(t, 2) for t in np.arange(0.0, 0.96, 0.05))
 """Probabilities the threshold is chosen from (0: always keep the top candidate)."""
-REFUSED_SPLIT = "test"
 
 
 @dataclass(frozen=True)
@@ -129,27 +135,6 @@ async def logged_sample(
     )
 
 
-def fitting_logs(log_dir: str | Path) -> list[EvalLog]:
-    """The logs of a folder (or one log file), headers only: a run on the ``test`` split is
-    refused, since nothing may be fitted or chosen on it."""
-    path = Path(log_dir)
-    if not path.exists():
-        raise UserError(f"{log_dir} does not exist: name a folder of CMI logs.")
-    found = [path.as_posix()] if path.is_file() else [i.name for i in list_eval_logs(str(path))]
-    logs = []
-    for location in found:
-        header = read_eval_log(location, header_only=True)
-        if header.eval.task_args.get("split") == REFUSED_SPLIT:
-            raise UserError(
-                f"{location} is a run on the test split: a selector is fitted on train and "
-                "chosen on dev, never on test."
-            )
-        logs.append(header)
-    if not logs:
-        raise UserError(f"No log in {log_dir}.")
-    return logs
-
-
 @dataclass(frozen=True)
 class LoggedRuns:
     """The logged CMI samples of a folder as feature rows, and what the runs were."""
@@ -172,7 +157,8 @@ def load_samples(
     samples: list[LoggedSample] = []
     models, splits, data = set(), set(), set()
     for header in fitting_logs(log_dir):
-        log = read_eval_log(header.location)
+        log = read_log(header.location)
+        check_fittable(log)
         models.add(log.eval.model)
         splits.add(log.eval.task_args.get("split") or "whole")
         data.add(str((log.eval.metadata or {}).get("data_sha256")))
@@ -390,6 +376,7 @@ def fit_runs(
         "candidates": sum(len(s.rows) for s in train),
         "conversations": sorted({s.conversation for s in train}),
         "development_conversations": sorted({s.conversation for s in dev}),
+        "conversations_never_read": forbidden_conversations(),
         "C": c,
         "threshold_chosen_on": "development runs" if dev else "training runs, held out",
         "objective": "useful F1 - poison adoption",

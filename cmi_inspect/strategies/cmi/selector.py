@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from cmi_inspect.errors import UserError
+from cmi_inspect.retrieval import EMBEDDERS
 from cmi_inspect.strategies.cmi.features import FEATURES
 
 FORMAT: Literal["cmi-inspect-selector/1"] = "cmi-inspect-selector/1"
@@ -33,7 +35,11 @@ RULE = "rule"
 
 
 class SelectorFile(BaseModel, frozen=True):
-    """A fitted selector: p(useful) = sigmoid(intercept + sum coef * (x - mean) / scale)."""
+    """A fitted selector: p(useful) = sigmoid(intercept + sum coef * (x - mean) / scale).
+    Every number is finite (a NaN or an infinity would make every probability NaN, and CMI
+    would still keep a candidate), each feature is listed once, the embedder is one there is."""
+
+    model_config = ConfigDict(allow_inf_nan=False)
 
     format: Literal["cmi-inspect-selector/1"] = FORMAT
     name: str
@@ -58,6 +64,11 @@ class SelectorFile(BaseModel, frozen=True):
         unknown = [f for f in self.features if f not in FEATURES]
         if unknown:
             raise ValueError(f"unknown features {unknown}; known: {', '.join(FEATURES)}")
+        twice = sorted({f for f in self.features if self.features.count(f) > 1})
+        if twice:
+            raise ValueError(f"features listed more than once: {', '.join(twice)}")
+        if self.embedder not in EMBEDDERS:
+            raise ValueError(f"unknown embedder {self.embedder!r}; known: {', '.join(EMBEDDERS)}")
         n = len(self.features)
         if not len(self.mean) == len(self.scale) == len(self.coef) == n:
             raise ValueError(f"mean, scale and coef must each have one value per feature ({n})")
@@ -91,8 +102,12 @@ def read_selector(path: str | Path) -> SelectorFile:
     path = Path(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as ex:
+    except OSError as ex:  # missing, a folder, a link loop, unreadable
         raise UserError(f"-S selector={path}: cannot read it ({ex.strerror or ex}).") from None
+    except UnicodeDecodeError as ex:
+        raise UserError(
+            f"-S selector={path}: not UTF-8 text (byte {ex.start}: {ex.reason})."
+        ) from None
     except json.JSONDecodeError as ex:
         raise UserError(f"-S selector={path}: not JSON (line {ex.lineno}: {ex.msg}).") from None
     try:
@@ -121,7 +136,11 @@ def selector_named(name: str) -> SelectorFile | None:
     if name in SHIPPED:
         return shipped(name)
     path = Path(name).expanduser()
-    return _read_version(str(path.resolve()), path.stat().st_mtime_ns if path.exists() else 0)
+    try:
+        version = path.stat().st_mtime_ns
+    except OSError:  # read_selector says why, in one line
+        version = 0
+    return _read_version(os.path.realpath(path), version)
 
 
 @cache

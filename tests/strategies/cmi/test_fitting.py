@@ -96,6 +96,8 @@ def test_fitting_from_logs_writes_a_selector_that_holds_for_the_runs_model(cmi_l
     s = fitted.selector
     assert s.causal and s.response_model == MODEL and s.features == list(CAUSAL)
     assert s.fitted_on["samples"] == 3 and s.fitted_on["splits"] == ["whole"]
+    assert s.fitted_on["conversations"] == ["syn_0000", "syn_0001", "syn_0002"]
+    assert s.fitted_on["conversations_never_read"] == ["conv-41", "conv-47"]
     assert s.fitted_on["threshold_chosen_on"] == "training runs, held out"
     assert set(fitted.losses) and set(fitted.thresholds)
     non_causal = fit_from_logs(cmi_logs, causal=False, embedder="hashing").selector

@@ -123,3 +123,62 @@ def test_the_shipped_selectors_hold_no_example_text():
     for name in SHIPPED:
         found = strings(json.loads(shipped(name).model_dump_json()))
         assert found and all(re.fullmatch(r"[\w./:\- ]{1,64}", s) and len(s.split()) <= 5 for s in found), name
+
+
+def written(tmp_path, text: str) -> str:
+    path = tmp_path / "selector.json"
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("field", ["coef", "mean", "scale", "intercept", "threshold"])
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_a_non_finite_number_is_refused_at_s_parsing_in_one_line(tmp_path, field, number):
+    from cmi_inspect.strategies.cmi.rules import CMIConfig
+
+    good = selector().model_dump_json()
+    data = json.loads(good)
+    if isinstance(data[field], list):
+        data[field][0] = "@"
+    else:
+        data[field] = "@"
+    path = written(tmp_path, json.dumps(data).replace('"@"', number))  # JSON as Python writes it
+    with pytest.raises(UserError) as raised:
+        CMIConfig(selector=path)  # -S selector=PATH, checked when the solver is built
+    message = str(raised.value)
+    assert message.startswith(f"-S selector={path}: {field}") and "finite number" in message
+    assert "\n" not in message
+
+
+def test_a_feature_listed_twice_is_refused_in_one_line(tmp_path):
+    names = ["memory_support", "memory_support"]
+    data = selector().model_dump() | {"features": names, "mean": [0.0] * 2, "scale": [1.0] * 2, "coef": [1.0] * 2}
+    with pytest.raises(UserError, match="features listed more than once: memory_support.$"):
+        read_selector(written(tmp_path, json.dumps(data)))
+
+
+def test_an_unknown_embedder_is_refused_in_one_line(tmp_path):
+    data = selector().model_dump() | {"embedder": "word2vec"}
+    with pytest.raises(UserError, match="unknown embedder 'word2vec'; known: hashing, openai, e5.$"):
+        read_selector(written(tmp_path, json.dumps(data)))
+
+
+def test_every_file_reading_path_is_one_line(tmp_path):
+    from cmi_inspect.strategies.cmi.rules import CMIConfig
+
+    loop = tmp_path / "loop.json"
+    loop.symlink_to(tmp_path / "other.json")
+    (tmp_path / "other.json").symlink_to(loop)
+    latin = tmp_path / "latin.json"
+    latin.write_bytes('{"name": "café"}'.encode("latin-1"))
+    (tmp_path / "folder.json").mkdir()
+    cases = {
+        loop: "cannot read it (Too many levels of symbolic links).",
+        latin: "not UTF-8 text (byte 13: invalid continuation byte).",
+        tmp_path / "folder.json": "cannot read it (Is a directory).",
+        tmp_path / "missing.json": "cannot read it (No such file or directory).",
+    }
+    for path, says in cases.items():
+        with pytest.raises(UserError) as raised:
+            CMIConfig(selector=str(path))
+        assert str(raised.value) == f"-S selector={path}: {says}"

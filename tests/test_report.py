@@ -266,20 +266,24 @@ def test_a_run_on_other_data_is_its_own_row_never_superseding_one(two_data_dir):
 def test_a_log_another_task_version_scored_is_not_verified_by_this_one(tmp_path):
     import asyncio
 
-    from cmi_inspect.causal_locomo.task import TASK_VERSION
     from cmi_inspect.report.verify import verify_log
+    from cmi_inspect.task import TASK_VERSION
     from inspect_ai.log import write_eval_log
 
     log = run_into(tmp_path / "logs", no_memory(), data_file=str(SYNTHETIC))
     assert asyncio.run(verify_log(log.location)).verified
-    log.eval.task_version = f"{TASK_VERSION - 1}-{sha256_of(SYNTHETIC)[:12]}"
+    n, interface = TASK_VERSION.split("-")
+    log.eval.task_version = f"{int(n) + 1}-{interface}-{sha256_of(SYNTHETIC)[:12]}"  # what N bumps
     older = str(tmp_path / "older.eval")
     write_eval_log(log, older)
     check = asyncio.run(verify_log(older))
     assert not check.verified and check.problems == [
-        f"it was scored by task version {TASK_VERSION - 1}, and this cmi-inspect scores version "
+        f"it was scored by task version {int(n) + 1}-{interface}, and this cmi-inspect scores version "
         f"{TASK_VERSION}: run it again, or verify it with the version that made it"
     ]
+    log.eval.task_version = f"{n}-Z-{sha256_of(SYNTHETIC)[:12]}"  # another interface scores alike
+    write_eval_log(log, older)
+    assert asyncio.run(verify_log(older)).verified
 
 
 def test_a_run_of_several_epochs_counts_its_samples_once(two_data_dir, tmp_path):

@@ -35,9 +35,9 @@ from cmi_inspect.causal_locomo.exposure import call_text
 from cmi_inspect.causal_locomo.measures import f1_at_k, selection_metrics
 from cmi_inspect.causal_locomo.scorers import answer_score
 from cmi_inspect.causal_locomo.selection import MemorySelection, examine
-from cmi_inspect.causal_locomo.task import TASK_VERSION
 from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.errors import UserError
+from cmi_inspect.task import TASK_VERSION
 
 TOLERANCE = 1e-9
 TASK_KEYS = ("score", "deterministic", "judge", "success", "hedged", "negated")
@@ -160,8 +160,8 @@ async def verify_log(path: str) -> LogCheck:
     try:
         log = read_eval_log(path, resolve_attachments=True)
         check.task = log.eval.task
-        made = str(log.eval.task_version).split("-")[0]
-        if made != str(TASK_VERSION):  # its scores were another version's to give
+        made = str(log.eval.task_version).rsplit("-", 1)[0]  # less the data's sha256 prefix
+        if made.split("-")[0] != TASK_VERSION.split("-")[0]:  # N: its scores were another's
             raise UserError(
                 f"it was scored by task version {made}, and this cmi-inspect scores version "
                 f"{TASK_VERSION}: run it again, or verify it with the version that made it"

@@ -8,7 +8,6 @@ import re
 from pathlib import Path
 
 import pytest
-from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.cli import main
 from cmi_inspect.errors import UserError
 from cmi_inspect.strategies.cmi.fitting_gate import (
@@ -18,6 +17,7 @@ from cmi_inspect.strategies.cmi.fitting_gate import (
     sample_conversation,
 )
 from cmi_inspect.strategies.solvers import STRATEGY_SOLVERS as SOLVERS
+from cmi_inspect.task import causal_locomo
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 

@@ -46,6 +46,20 @@ from inspect_ai.scorer import Score  # noqa: E402
 Responder = Callable[[str], Any]
 
 
+def conversation_data(path: Path, conversations: dict[str, list[int]]) -> Path:
+    """The synthetic records, copied into conversations (each its list of record indices)
+    and named as the release names them (``conv-26_qa_0000``), written to ``path``."""
+    lines = SYNTHETIC.read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines if line.strip()]
+    copies = [
+        json.dumps({**records[r], "example_id": f"{conv}_qa_{i:04d}"})
+        for conv, held in conversations.items()
+        for i, r in enumerate(held)
+    ]
+    path.write_text("\n".join(copies) + "\n", encoding="utf-8")
+    return path
+
+
 def mock_model(respond: Responder, prompts: list[str] | None = None, role: str | None = None) -> Model:
     """A mockllm model that answers each prompt with ``respond(prompt)``, usage set.
 

@@ -160,13 +160,23 @@ def _interval(low: float | None, high: float | None) -> str:
     return "n/a" if low is None or high is None else f"[{low:+.3f}, {high:+.3f}]"
 
 
+FEW_CLUSTERS = 5
+"""Below this many conversations, the conversation interval is flagged as resting on few."""
+
+
 def conversations_line(count: int) -> str:
     """What the conversation interval rests on, or why there is none, in one line."""
     if count > 1:
-        return (
+        line = (
             f"Conversation bootstrap: the {count} conversations the pairs come from, "
             "resampled with replacement, each with all its pairs."
         )
+        if count < FEW_CLUSTERS:
+            line += (
+                f" Fewer than {FEW_CLUSTERS} clusters: its interval is drawn from "
+                f"{count} conversation means and understates the uncertainty."
+            )
+        return line
     why = "the pairs come from one conversation" if count else "sample ids name no conversation"
     return f"Conversation bootstrap: not available ({why})."
 

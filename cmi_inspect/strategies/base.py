@@ -44,7 +44,7 @@ from inspect_ai.util import LimitExceededError, Store
 from pydantic import BaseModel
 
 from cmi_inspect.causal_locomo.data import PastSession
-from cmi_inspect.causal_locomo.dataset import SampleView, differing_fields
+from cmi_inspect.causal_locomo.dataset import SampleView, conversation_of, differing_fields
 from cmi_inspect.causal_locomo.exposure import Call, answering_call, calls_of, exposed
 from cmi_inspect.causal_locomo.protocol import Protocol, ProtocolName, named_protocol
 from cmi_inspect.causal_locomo.selection import (
@@ -79,6 +79,10 @@ class MemoryTask:
     score_answer: AnswerScorer | None = None
     """Scores a candidate answer in [0, 1]; only strategies that score their own
     interventions (CMI) get one, from the strategy solver that injects it."""
+    conversation: str | None = None
+    """The conversation the example comes from (LoCoMo's, which its id names; for a data
+    file of one's own, the example id): no label, but what tells a strategy fitted by
+    conversation which of its fits never read this one (CMI's cross-fitted selector)."""
 
 
 @dataclass
@@ -179,6 +183,7 @@ def memory_task(state: TaskState, answer_scorer: AnswerScorerFactory | None = No
         protocol=view.protocol,
         model=get_model(),
         score_answer=answer_scorer(state) if answer_scorer else None,
+        conversation=conversation_of(view.example_id) or view.example_id,
     )
 
 

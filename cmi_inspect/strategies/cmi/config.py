@@ -5,7 +5,10 @@ and its range). A choice left None is resolved by ``settings``, and only there: 
 config, else from the preset that decides (``PRESETS``: ``rule``, the utility and stability
 thresholds with a risk filter; ``learned``, a learned selector that ranks the candidates
 itself), else from the protocol's profile (``profiles.PROFILES``), which also names the
-preset a protocol runs by default (paper: rule; blind: learned).
+preset a protocol runs by default (paper: rule; blind: learned). How many are kept is
+decided by what decides: the rule keeps every candidate that passes, a learned selector
+every one above its threshold or its most probable one (``SelectorFile.keeps``), at most
+``-S budget`` (default k).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from cmi_inspect.strategies.cmi.features import FEATURES
 from cmi_inspect.strategies.cmi.interventions import intervention_scorer
 from cmi_inspect.strategies.cmi.profiles import PROFILES, PresetName, Profile
 from cmi_inspect.strategies.cmi.risk import CONFLICT_KINDS, Conflicts, risk_filter
-from cmi_inspect.strategies.cmi.selector import RULE, SelectorFile, selector_named
+from cmi_inspect.strategies.cmi.selector import RULE, LearnedSelector, selector_named
 
 RULE_PREFER = ("utility", "proposal")
 """The orders ``-S prefer`` chooses from, for the rule (``rules.PREFER``)."""
@@ -173,18 +176,15 @@ class Preset:
     name: PresetName
     risk_filter: str | None = None
     effect: str | None = None
-    budget: int | None = None
     order: str | None = None
     """The order the kept candidates fill the budget in (None: the rule's ``prefer``)."""
 
 
 PRESETS: dict[PresetName, Preset] = {
     "rule": Preset("rule"),
-    # a learned selector weighs conflicts and support itself (no filter), reads the answers
-    # themselves (which the graded effect does not change) and keeps its most probable one
-    "learned": Preset(
-        "learned", risk_filter="none", effect="answer", budget=1, order="probability"
-    ),
+    # a learned selector weighs conflicts and support itself (no filter) and reads the
+    # answers themselves (which the graded effect does not change)
+    "learned": Preset("learned", risk_filter="none", effect="answer", order="probability"),
 }
 """CMI's two presets by name: ``-S selector=rule``, or a learned selector (``learned``, the
 non_causal one, or a fitted file)."""
@@ -198,12 +198,15 @@ class Settings:
     """The config, the rule's thresholds and order resolved (``CMIConfig.resolved``)."""
     profile: Profile
     preset: Preset
-    selector: SelectorFile | None
-    """The learned selector that ranks the candidates (None: the rule decides)."""
+    selector: LearnedSelector | None
+    """The learned selector that ranks the candidates, or the cross-fitted ones, one of
+    which ranks each sample (``rules.Choices.of``); None: the rule decides."""
     intervention: str
     risk_filter: str
     effect: str
     budget: int
+    """At most this many kept: ``-S budget``, else 1 for a selector that keeps its top
+    candidate, else k (the rule and a selector that keeps every one above its threshold)."""
     order: str
     """The order the passing candidates fill the budget in (``rules.PREFER``)."""
     embedder: str
@@ -213,7 +216,7 @@ class Settings:
 def settings(config: CMIConfig, protocol: ProtocolName) -> Settings:
     """What ``config`` runs under ``protocol``: each choice named, else its preset's, else
     the profile's; lazy perturbation reads the answer utility, so it keeps the answer
-    effect."""
+    effect; the budget follows the selector's way of keeping."""
     profile = PROFILES[protocol]
     selector = learned_selector(config, profile)
     preset = PRESETS["rule" if selector is None else "learned"]
@@ -227,21 +230,30 @@ def settings(config: CMIConfig, protocol: ProtocolName) -> Settings:
         intervention=config.intervention or profile.intervention,
         risk_filter=config.risk_filter or preset.risk_filter or profile.risk_filter,
         effect=config.effect or default_effect,
-        budget=config.budget or preset.budget or profile.budget or config.k,
+        budget=config.budget or (1 if selector and selector.keeps == "top" else config.k),
         order=preset.order or str(resolved.prefer),
         embedder=profile.embedder,
     )
 
 
-def learned_selector(config: CMIConfig, profile: Profile) -> SelectorFile | None:
+NON_CAUSAL_OF = {
+    RULE: "learned_non_causal",
+    "learned": "learned_non_causal",
+    "crossfit": "crossfit_non_causal",
+}
+"""What ``-S ablation=learned_non_causal`` ranks with for a name of a causal selector."""
+
+
+def learned_selector(config: CMIConfig, profile: Profile) -> LearnedSelector | None:
     """The learned selector CMI ranks with (None: the rule decides): the one named, else
     the profile's preset's for a full run, the shipped non_causal one for
-    ``learned_non_causal`` (``learned`` names the shipped selector of the ablation)."""
+    ``learned_non_causal`` (``learned`` and ``crossfit`` name the shipped selector of the
+    ablation)."""
     ablation = ABLATIONS[config.ablation]
     default = profile.preset if config.ablation == "full" or ablation.learned else RULE
     name = config.selector or default
-    if ablation.learned and name in (RULE, "learned"):
-        name = "learned_non_causal"
+    if ablation.learned:
+        name = NON_CAUSAL_OF.get(name, name)
     found = selector_named(name)
     if ablation.learned and found is not None and found.causal:
         raise UserError(

@@ -4,11 +4,10 @@ Each logged CMI sample gives one row per candidate: the features (``features``) 
 from what the run measured, through the same function a running CMI calls, and the
 candidate's label, which the log's scored record holds. A logistic regression (scikit-learn)
 fits the rows of the training runs; its regularisation is chosen by cross-validation with
-whole conversations held out (``choose_c``), and the threshold below which CMI keeps no
-candidate on development runs (``choose_threshold``). Labels are read here only, to fit and
-to choose: a run with a sample from a conversation the data set keeps for test is refused
-(``fitting_gate``), and the file records the conversations it was fitted and chosen on.
-"""
+whole conversations held out (``choose_c``), and the threshold a kept candidate reaches on
+development runs (``choose_threshold``; ``crossfit`` does both per fold). Labels are read here
+only, to fit and to choose: a run with a sample from a conversation the data set keeps for
+test is refused (``fitting_gate``); the file records what it was fitted and chosen on."""
 
 from __future__ import annotations
 
@@ -32,7 +31,9 @@ from cmi_inspect.extras import require
 from cmi_inspect.retrieval import Embedder, make_embedder
 from cmi_inspect.strategies.cmi.diagnostics import CMIDiagnostics, logged_diagnostics
 from cmi_inspect.strategies.cmi.features import (
+    CAUSAL,
     FEATURES,
+    NON_CAUSAL,
     FeatureInputs,
     feature_rows,
     request_cosines,
@@ -42,12 +43,12 @@ from cmi_inspect.strategies.cmi.fitting_gate import (
     fitting_logs,
     forbidden_conversations,
 )
-from cmi_inspect.strategies.cmi.selector import SelectorFile
+from cmi_inspect.strategies.cmi.selector import Keeps, SelectorFile
 
 C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 """Inverse regularisation strengths the cross-validation chooses from."""
 THRESHOLDS = tuple(round(t, 2) for t in np.arange(0.0, 0.96, 0.05))
-"""Probabilities the threshold is chosen from (0: always keep the top candidate)."""
+"""Probabilities the threshold is chosen from (0: keep every candidate, or the top one)."""
 
 
 @dataclass(frozen=True)
@@ -70,9 +71,9 @@ class LoggedSample:
     def useful(self) -> list[int]:
         return [int(label == "useful") for label in self.labels]
 
-    def metrics(self, keep: int | None) -> dict[str, float]:
-        """Selection metrics when the candidate at index ``keep`` (None: none) is kept."""
-        chosen = [] if keep is None else [self.memory_ids[keep]]
+    def metrics(self, keep: Sequence[int]) -> dict[str, float]:
+        """Selection metrics when the candidates at the indices ``keep`` are kept."""
+        chosen = [self.memory_ids[i] for i in keep]
         return selection_metrics(chosen, self.gold, self.bad, self.harmful)
 
 
@@ -149,16 +150,18 @@ class LoggedRuns:
 
 
 def load_samples(
-    log_dir: str | Path, names: Sequence[str], embedder_name: str = "e5"
+    log_dir: str | Path, names: Sequence[str], embedder_name: str = "e5", cross_fit: bool = False
 ) -> LoggedRuns:
     """Every logged CMI sample of a folder as rows of the named features (their cosines by
-    the named embedder)."""
+    the named embedder); ``cross_fit``: of any conversation, each fold reading only what
+    ``fitting_gate.readable`` lets through."""
     embedder = make_embedder(embedder_name)
     samples: list[LoggedSample] = []
     models, splits, data = set(), set(), set()
-    for header in fitting_logs(log_dir):
+    for header in fitting_logs(log_dir, cross_fit):
         log = read_log(header.location)
-        check_fittable(log)
+        if not cross_fit:
+            check_fittable(log)
         models.add(log.eval.model)
         splits.add(log.eval.task_args.get("split") or "whole")
         data.add(str((log.eval.metadata or {}).get("data_sha256")))
@@ -186,11 +189,18 @@ def fit(
     c: float,
     response_model: str,
     embedder: str = "e5",
+    keeps: Keeps = "every_above",
 ) -> SelectorFile:
     """A logistic regression on standardised features, with threshold 0 until one is chosen
     (``response_model``: the model whose answers the rows' causal features came from)."""
     linear = require("fit", "cmi-inspect fit-selector", "sklearn.linear_model")
     x, y = matrix(samples, names)
+    if len(set(y.tolist())) < 2:
+        which = ", ".join(sorted({s.conversation for s in samples}))
+        raise UserError(
+            f"the samples of {which} hold candidates of one kind only (useful or not): a "
+            "selector is fitted on runs whose candidates include both."
+        )
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
     scale[scale == 0] = 1.0
@@ -205,6 +215,7 @@ def fit(
         coef=[float(v) for v in model.coef_[0]],
         intercept=float(model.intercept_[0]),
         threshold=0.0,
+        keeps=keeps,
         embedder=embedder,
         response_model=response_model if causal else None,
     )
@@ -239,11 +250,13 @@ def choose_c(
     return min(grid, key=lambda c: (losses[c], -c)), losses
 
 
-def kept(selector: SelectorFile, sample: LoggedSample, threshold: float) -> int | None:
-    """The candidate the selector keeps: the most probable, when it reaches ``threshold``."""
+def kept(selector: SelectorFile, sample: LoggedSample, threshold: float) -> list[int]:
+    """The candidates the selector keeps at ``threshold``, most probable first: every one
+    that reaches it, or the most probable alone (``SelectorFile.keeps``)."""
     p = [selector.probability(r) for r in sample.rows]
-    best = max(range(len(p)), key=lambda i: (p[i], -i))
-    return best if p[best] >= threshold else None
+    order = sorted(range(len(p)), key=lambda i: (-p[i], i))
+    above = [i for i in order if p[i] >= threshold]
+    return above if selector.keeps == "every_above" else above[:1]
 
 
 def selection(
@@ -268,23 +281,23 @@ def choose_threshold(
 
 
 def held_out_samples(
-    samples: Sequence[LoggedSample], names: Sequence[str], c: float
+    samples: Sequence[LoggedSample], names: Sequence[str], c: float, keeps: Keeps
 ) -> list[tuple[SelectorFile, LoggedSample]]:
     """Each sample with a selector fitted on the other conversations' samples."""
     out = []
     for conversation in sorted({s.conversation for s in samples}):
         train = [s for s in samples if s.conversation != conversation]
-        selector = fit(train, names, c, "cross-validation")
+        selector = fit(train, names, c, "cross-validation", keeps=keeps)
         out += [(selector, s) for s in samples if s.conversation == conversation]
     return out
 
 
 def choose_threshold_held_out(
-    samples: Sequence[LoggedSample], names: Sequence[str], c: float
+    samples: Sequence[LoggedSample], names: Sequence[str], c: float, keeps: Keeps
 ) -> tuple[float, dict[float, dict[str, float]]]:
     """``choose_threshold`` on the training samples' held-out probabilities (each
     conversation's from a selector fitted on the others), for a fit with no development run."""
-    pairs = held_out_samples(samples, names, c)
+    pairs = held_out_samples(samples, names, c, keeps)
     table = {}
     for t in THRESHOLDS:
         found = [s.metrics(kept(selector, s, t)) for selector, s in pairs]
@@ -333,8 +346,6 @@ def fit_from_logs(
 ) -> Fitted:
     """A selector fitted on a training run's logs (``fit_runs``), with every feature or
     with those that read no intervention answer."""
-    from cmi_inspect.strategies.cmi.features import CAUSAL, NON_CAUSAL
-
     names = CAUSAL if causal else NON_CAUSAL
     train = load_samples(train_dir, names, embedder)
     dev = load_samples(dev_dir, names, embedder) if dev_dir is not None else None
@@ -342,12 +353,16 @@ def fit_from_logs(
 
 
 def fit_runs(
-    runs: LoggedRuns, dev_runs: LoggedRuns | None, names: Sequence[str], embedder: str = "e5"
+    runs: LoggedRuns,
+    dev_runs: LoggedRuns | None,
+    names: Sequence[str],
+    embedder: str = "e5",
+    keeps: Keeps = "every_above",
 ) -> Fitted:
     """A selector of the named features fitted on the training runs: C chosen by
     cross-validation over the conversations of the training (and development) runs, the
     threshold on the development runs, or on the training runs' held-out probabilities when
-    there are none."""
+    there are none (``keeps``: how the selector keeps, which the threshold is chosen for)."""
     causal = any(FEATURES[n].causal for n in names)
     train, model = runs.samples, runs.model
     dev = dev_runs.samples if dev_runs is not None else []
@@ -362,11 +377,11 @@ def fit_runs(
                 f"training and development runs share conversations ({', '.join(sorted(shared))})"
             )
     c, losses = choose_c([*train, *dev], names)
-    selector = fit(train, names, c, model, embedder)
+    selector = fit(train, names, c, model, embedder, keeps)
     if dev:
         threshold, table = choose_threshold(selector, dev)
     else:
-        threshold, table = choose_threshold_held_out(train, names, c)
+        threshold, table = choose_threshold_held_out(train, names, c, keeps)
     fitted_on = {
         "response_model": model,
         "data_sha256": runs.data,

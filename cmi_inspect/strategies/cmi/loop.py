@@ -35,9 +35,10 @@ from cmi_inspect.strategies.cmi.explain import explain
 from cmi_inspect.strategies.cmi.features import FeatureInputs, feature_rows, request_cosines
 from cmi_inspect.strategies.cmi.history import History
 from cmi_inspect.strategies.cmi.perturb import perturb
+from cmi_inspect.strategies.cmi.profiles import PROFILES
 from cmi_inspect.strategies.cmi.proposal import propose
-from cmi_inspect.strategies.cmi.rules import Choices, decide
-from cmi_inspect.strategies.cmi.selector import RULE
+from cmi_inspect.strategies.cmi.rules import Choices, check_before_run, decide
+from cmi_inspect.strategies.cmi.selector import RULE, CrossFitFile
 
 logger = logging.getLogger(__name__)
 _warned: set[str] = set()
@@ -133,7 +134,8 @@ class CMI(MemoryStrategy):
         return self.named_embedders[name]
 
     async def select(self, task: MemoryTask) -> Selection:
-        choices = Choices.of(self.config, task.protocol).for_model(str(task.model))
+        choices = Choices.of(self.config, task.protocol, task.conversation)
+        choices = choices.for_model(str(task.model))
         if choices.selector_note:
             warn_once(choices.selector_note)
         cfg = choices.config
@@ -304,7 +306,15 @@ class CMI(MemoryStrategy):
     def check_protocol(self, protocol: Protocol) -> None:
         """The intervention scorer and the risk filter; the ablation is left to each
         sample's check (``Choices.refuse_label_reading``)."""
-        Choices.of(self.config, protocol.name).refuse_label_reading(ablation=False)
+        check_before_run(self.config, protocol)
+
+    def check_model(self, model: Model) -> None:
+        """A cross-fitted selector fitted on another model's answers, refused before the run
+        (each sample would be refused: ``Choices.for_model``)."""
+        for protocol in PROFILES:
+            found = settings(self.config, protocol).selector
+            if isinstance(found, CrossFitFile):
+                found.check_model(str(model))
 
     @classmethod
     def explain(cls, details: dict[str, Any], names: MemoryNames) -> str:

@@ -5,8 +5,8 @@
 labelled harmful dropped, the hashing embedder and the hybrid proposal. ``blind`` is
 label-free: interventions scored by the agent's own history and graded by the model's
 likelihood of the answers, a memory that conflicts with a better-supported one dropped,
-e5, a proposal without recency, and one memory kept (nearly every request of the release
-has exactly one useful memory, so a budget of three caps useful F1 near 0.5).
+e5 and a proposal without recency. Neither fixes how many memories are kept: that is the
+rule's or the learned selector's to decide (``config.settings``).
 """
 
 from __future__ import annotations
@@ -56,8 +56,6 @@ class Profile:
     proposal: ProposalWeights
     effect: str
     """How intervention answers become a memory's effect (``effect.EFFECTS``)."""
-    budget: int | None
-    """Most memories kept (None: k, the reference's)."""
     tau_u: float
     """Utility a kept memory must exceed."""
     tau_s: float
@@ -79,14 +77,13 @@ PROFILES: dict[ProtocolName, Profile] = {
             "hashing",
             HYBRID,
             "answer",
-            None,
             0.0,
             0.0,
             "utility",
         ),
-        # thresholds chosen on the development sets (benchmarks/tune_cmi.py, docs/RESULTS.md):
-        # the best-ranked candidate whose graded effect raises the answer's expected score by
-        # more than 0.05; stability is measured and logged, but never vetoes
+        # thresholds chosen on the development sets (benchmarks/tune_cmi.py, docs/RESULTS.md)
+        # with a budget of one: every candidate whose graded effect raises the answer's
+        # expected score by more than 0.05, best-ranked first; stability is logged, never vetoes
         Profile(
             "blind",
             "evidence",
@@ -94,7 +91,6 @@ PROFILES: dict[ProtocolName, Profile] = {
             "e5",
             RELEVANCE,
             "graded",
-            1,
             0.05,
             -1.0,
             "proposal",

@@ -5,7 +5,8 @@ A candidate passes when the ablation's tests pass (utility above ``tau_u``, stab
 least ``tau_s``) and the risk filter keeps it; the passing candidates fill the budget in
 the ``prefer`` order. ``decide`` is that decision as a pure function of the candidates'
 records, so a replay of a log decides exactly as the run did. Every default is resolved in
-``config.settings``; ``Choices`` turns its names into the objects that run.
+``config.settings``; ``Choices`` turns its names into the objects that run for one sample,
+among them the fold of a cross-fit file that holds out the sample's conversation.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from cmi_inspect.strategies.cmi.effect import Effect, effect
 from cmi_inspect.strategies.cmi.interventions import InterventionScorer, intervention_scorer
 from cmi_inspect.strategies.cmi.profiles import Profile
 from cmi_inspect.strategies.cmi.risk import RiskFilter, decimals_apart, risk_filter
-from cmi_inspect.strategies.cmi.selector import SelectorFile, shipped
+from cmi_inspect.strategies.cmi.selector import CrossFitFile, SelectorFile, shipped
 
 
 def by_utility(c: Candidate) -> tuple[float, int]:
@@ -68,10 +69,22 @@ class Choices:
     """The learned selector that ranks the candidates (None: the rule decides)."""
     selector_note: str | None = None
     """Why it is not the one asked for (``for_model``)."""
+    cross_fit: CrossFitFile | None = None
+    """The cross-fit file whose fold ``selector`` is (None: not cross-fitted)."""
 
     @classmethod
-    def of(cls, config: CMIConfig, protocol: ProtocolName) -> Choices:
+    def of(
+        cls, config: CMIConfig, protocol: ProtocolName, conversation: str | None = None
+    ) -> Choices:
+        """The choices for a sample of ``conversation`` (``MemoryTask.conversation``): a
+        cross-fit file's fold that holds it out ranks, one line when none does."""
         chosen = settings(config, protocol)
+        source, cross_fit = chosen.selector, None
+        selector: SelectorFile | None
+        if isinstance(source, CrossFitFile):
+            cross_fit, selector = source, source.fold_for(conversation).selector
+        else:
+            selector = source
         return cls(
             chosen.config,
             PROTOCOLS[protocol],
@@ -82,15 +95,19 @@ class Choices:
             effect(chosen.effect),
             chosen.budget,
             chosen.order,
-            chosen.selector,
+            selector,
+            cross_fit=cross_fit,
         )
 
     def for_model(self, model: str) -> Choices:
         """These choices for a sample answered by ``model``: a selector fitted on another
         model's answers gives way to the learned non_causal one, which reads no answer, and
-        no intervention is asked for."""
+        no intervention is asked for; a cross-fitted one is refused (that one may have read
+        the sample's conversation)."""
         if self.selector is None or self.selector.holds_for(model):
             return self
+        if self.cross_fit is not None:
+            self.cross_fit.check_model(model)
         note = (
             f"the {self.selector.name} selector was fitted on {self.selector.response_model}'s "
             f"answers, not {model}'s: the learned non_causal selector ranks instead"
@@ -122,14 +139,25 @@ class Choices:
             )
         return None
 
-    def refuse_label_reading(self, ablation: bool = True) -> None:
+    def refuse_label_reading(self) -> None:
         """One line for the first choice that reads what a label-free protocol hides
-        (``Protocol.refuse``). ``ablation`` False leaves the ablation out, as the check
-        before a run does, so that a run of every ablation under blind still runs the
-        others (the oracle's samples fail, with this line)."""
-        reads = [self.ablation.refused_under_blind] if ablation else []
-        for refusal in (*reads, self.scorer.refused_under_blind, self.risk.refused_under_blind):
+        (``Protocol.refuse``)."""
+        for refusal in (
+            self.ablation.refused_under_blind,
+            self.scorer.refused_under_blind,
+            self.risk.refused_under_blind,
+        ):
             self.protocol.refuse(refusal)
+
+
+def check_before_run(config: CMIConfig, protocol: Protocol) -> None:
+    """One line for an intervention scorer or risk filter that reads what ``protocol``
+    hides, before a run (no sample, so no fold of a cross-fit file). The ablation is left
+    to each sample's check, so that a run of every ablation under blind still runs the
+    others (the oracle's samples fail, with its line)."""
+    chosen = settings(config, protocol.name)
+    protocol.refuse(intervention_scorer(chosen.intervention).refused_under_blind)
+    protocol.refuse(risk_filter(chosen.risk_filter).refused_under_blind)
 
 
 def rule_rejection(c: Candidate, label: str | None, config: CMIConfig) -> str | None:

@@ -36,7 +36,8 @@ PLANS = {
     "blind": {
         "vector_memory": lambda: vector_memory(),
         "cmi": lambda: cmi(),
-        "cmi (selector=rule)": lambda: cmi(selector="rule"),
+        # the rule as it ran when its cost was recorded: a budget of one under blind
+        "cmi (selector=rule, budget=1)": lambda: cmi(selector="rule", budget=1),
         "cmi (ablation=learned_non_causal)": lambda: cmi(ablation="learned_non_causal"),
     },
 }

@@ -192,6 +192,7 @@ def mini_contexts():
 
 def memory_task_for(record, protocol: str = "paper", model: Model | None = None, score_answer=None):
     """The MemoryTask a solver would build for one record (an ExampleRecord)."""
+    from cmi_inspect.causal_locomo.dataset import conversation_of
     from cmi_inspect.causal_locomo.view import memory_view
     from cmi_inspect.strategies.base import MemoryTask
 
@@ -207,6 +208,7 @@ def memory_task_for(record, protocol: str = "paper", model: Model | None = None,
         protocol=protocol,  # type: ignore[arg-type]
         model=model or mock_model(lambda p: "I do not know."),
         score_answer=score_answer,
+        conversation=conversation_of(record.example_id) or record.example_id,
     )
 
 

@@ -102,7 +102,9 @@ def cmi(
             paper, 0.05 under blind with ``selector=rule`` (chosen on the development sets).
         tau_s: The rule's stability threshold (select if stability >= tau_s); default 0
             under paper, -1 under blind with ``selector=rule`` (logged, never vetoes).
-        budget: Most memories selected (default: k under paper, 1 under blind).
+        budget: Most memories selected (default: k, save 1 for a learned selector that
+            keeps its top candidate, as the shipped ones do; the rule and a selector
+            that keeps every candidate above its threshold decide how many).
         prefer: Which of the rule's passing candidates fill the budget first: ``utility``
             (highest utility, the reference; default under paper) or ``proposal`` (best
             proposal rank; blind with ``selector=rule``). A learned selector keeps its most
@@ -144,10 +146,14 @@ def cmi(
         selector: What decides, the preset: ``rule`` (the thresholds above and the risk
             filter; default under paper), ``learned`` (the shipped learned selector, which
             ranks the candidates by their probability of being useful from label-free
-            features and keeps the top one above its threshold; default under blind) or
-            the path of a selector file (``cmi-inspect fit-selector``). A selector fitted
-            on another model's answers gives way, in one logged line, to the learned
-            non_causal one.
+            features and keeps the top one above its threshold; default under blind),
+            the path of a selector file (``cmi-inspect fit-selector``; one fitted now
+            keeps every candidate above its threshold) or of a cross-fit file
+            (``--cross-fit``: each sample ranked by the fold that never read its
+            conversation, refused where none holds it out), or ``crossfit`` /
+            ``crossfit_non_causal`` once they ship. A selector fitted on another model's
+            answers gives way, in one logged line, to the learned non_causal one; a
+            cross-fitted one is refused before the run.
         embedder: Embedder for the proposal score (``e5``, ``hashing`` or ``openai``);
             default: ``hashing`` under paper (the reproduction's exact selections), ``e5``
             under blind.

@@ -15,7 +15,7 @@ from hostile import GIVE_UP
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 
-from conftest import SYNTHETIC, mock_model, require_data, samples_of, score_of
+from conftest import SYNTHETIC, conversation_data, memory_task_for, mock_model, require_data, samples_of, score_of
 
 
 def selections(solver, tmp_path, protocol="paper"):
@@ -333,3 +333,18 @@ def test_with_no_sandbox_the_strategy_runs_unisolated_and_its_record_says_so(hos
     assert log.status == "success"
     assert {s.store["MemorySelection:isolation"] for s in samples_of(log)} == {"none"}
     assert "strategy 'first_memory' runs NOT isolated" in caplog.text
+
+
+def test_an_isolated_strategy_is_told_its_example_s_conversation_as_one_in_process_is(tmp_path):
+    """The conversation is no label: the sandboxed child gets it with the rest of its task."""
+    import json
+
+    from cmi_inspect.strategies.isolation import task_message, task_of
+    from cmi_inspect.strategies.vector import VectorMemory
+
+    data = conversation_data(tmp_path / "data.jsonl", {"conv-26": [0]})
+    [record] = load_records(data)
+    task = memory_task_for(record, "blind")
+    assert task.conversation == "conv-26"
+    message = json.loads(json.dumps(task_message(task, VectorMemory, {})))
+    assert task_of(message, task.model).conversation == "conv-26"

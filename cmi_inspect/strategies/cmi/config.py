@@ -205,8 +205,7 @@ class Settings:
     risk_filter: str
     effect: str
     budget: int
-    """At most this many kept: ``-S budget``, else 1 for a selector that keeps its top
-    candidate, else k (the rule and a selector that keeps every one above its threshold)."""
+    """At most this many kept (``budget_for``)."""
     order: str
     """The order the passing candidates fill the budget in (``rules.PREFER``)."""
     embedder: str
@@ -230,10 +229,16 @@ def settings(config: CMIConfig, protocol: ProtocolName) -> Settings:
         intervention=config.intervention or profile.intervention,
         risk_filter=config.risk_filter or preset.risk_filter or profile.risk_filter,
         effect=config.effect or default_effect,
-        budget=config.budget or (1 if selector and selector.keeps == "top" else config.k),
+        budget=budget_for(config, selector),
         order=preset.order or str(resolved.prefer),
         embedder=profile.embedder,
     )
+
+
+def budget_for(config: CMIConfig, selector: LearnedSelector | None) -> int:
+    """The most memories kept: ``-S budget``, else 1 for a selector that keeps its top
+    candidate, else k (the rule, and a selector that keeps every one above its threshold)."""
+    return config.budget or (1 if selector and selector.keeps == "top" else config.k)
 
 
 NON_CAUSAL_OF = {

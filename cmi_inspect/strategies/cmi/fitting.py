@@ -22,13 +22,14 @@ import numpy as np
 from inspect_ai.log import EvalLog, EvalSample
 
 from cmi_inspect.causal_locomo.answer_key import scored_record
-from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata, conversation_of
+from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
 from cmi_inspect.causal_locomo.measures import selection_metrics
 from cmi_inspect.causal_locomo.view import key_to_memory_id, memory_view
 from cmi_inspect.errors import UserError
 from cmi_inspect.eval_logs import read_log
 from cmi_inspect.extras import require
 from cmi_inspect.retrieval import Embedder, make_embedder
+from cmi_inspect.strategies.cmi import fitting_gate as gate
 from cmi_inspect.strategies.cmi.diagnostics import CMIDiagnostics, logged_diagnostics
 from cmi_inspect.strategies.cmi.features import (
     CAUSAL,
@@ -37,11 +38,6 @@ from cmi_inspect.strategies.cmi.features import (
     FeatureInputs,
     feature_rows,
     request_cosines,
-)
-from cmi_inspect.strategies.cmi.fitting_gate import (
-    check_fittable,
-    fitting_logs,
-    forbidden_conversations,
 )
 from cmi_inspect.strategies.cmi.selector import Keeps, SelectorFile
 
@@ -125,7 +121,7 @@ async def logged_sample(
     labels = meta.labels
     return LoggedSample(
         sample_id=str(sample.id),
-        conversation=conversation_of(meta.example_id) or meta.example_id,
+        conversation=gate.sample_conversation(sample),  # as the fitting gate reads it
         keys=[c.key for c in d.candidates],
         rows=rows,
         labels=[labels[ids[c.key]] for c in d.candidates],
@@ -158,10 +154,10 @@ def load_samples(
     embedder = make_embedder(embedder_name)
     samples: list[LoggedSample] = []
     models, splits, data = set(), set(), set()
-    for header in fitting_logs(log_dir, cross_fit):
+    for header in gate.fitting_logs(log_dir, cross_fit):
         log = read_log(header.location)
         if not cross_fit:
-            check_fittable(log)
+            gate.check_fittable(log)
         models.add(log.eval.model)
         splits.add(log.eval.task_args.get("split") or "whole")
         data.add(str((log.eval.metadata or {}).get("data_sha256")))
@@ -391,7 +387,7 @@ def fit_runs(
         "candidates": sum(len(s.rows) for s in train),
         "conversations": sorted({s.conversation for s in train}),
         "development_conversations": sorted({s.conversation for s in dev}),
-        "conversations_never_read": forbidden_conversations(),
+        "conversations_never_read": gate.forbidden_conversations(),
         "C": c,
         "threshold_chosen_on": "development runs" if dev else "training runs, held out",
         "objective": "useful F1 - poison adoption",

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from cmi_inspect.causal_locomo.protocol import PROTOCOLS, Protocol, ProtocolName
 from cmi_inspect.strategies.cmi.ablations import ABLATIONS, Ablation
-from cmi_inspect.strategies.cmi.config import CMIConfig, settings
+from cmi_inspect.strategies.cmi.config import CMIConfig, budget_for, settings
 from cmi_inspect.strategies.cmi.diagnostics import Candidate
 from cmi_inspect.strategies.cmi.effect import Effect, effect
 from cmi_inspect.strategies.cmi.interventions import InterventionScorer, intervention_scorer
@@ -112,11 +112,13 @@ class Choices:
             f"the {self.selector.name} selector was fitted on {self.selector.response_model}'s "
             f"answers, not {model}'s: the learned non_causal selector ranks instead"
         )
+        stand_in = shipped("learned_non_causal")
         return replace(
             self,
             ablation=ABLATIONS["learned_non_causal"],
-            selector=shipped("learned_non_causal"),
+            selector=stand_in,
             selector_note=note,
+            budget=budget_for(self.config, stand_in),
         )
 
     @property

@@ -5,6 +5,7 @@ named, in one line; train and dev conversations and a data file of one's own pas
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from cmi_inspect.strategies.cmi.fitting_gate import (
     check_fittable,
     fitting_logs,
     forbidden_conversations,
+    readable,
     sample_conversation,
 )
 from cmi_inspect.strategies.solvers import STRATEGY_SOLVERS as SOLVERS
@@ -53,6 +55,36 @@ def renamed(log: EvalLog, ids: list[str], folder: Path) -> Path:
 
 def test_the_conversations_no_fit_reads_are_xl_s_test_split():
     assert forbidden_conversations() == ["conv-41", "conv-47"]
+
+
+LOCOMO = ["conv-26", "conv-30", "conv-41", "conv-42", "conv-43", "conv-44", "conv-47", "conv-48", "conv-49", "conv-50"]
+
+
+@dataclass(frozen=True)
+class Read:
+    conversation: str
+    index: int
+
+
+def test_a_fold_of_cross_fitting_may_read_every_conversation_but_the_one_it_holds_out():
+    samples = [Read(c, i) for c in LOCOMO for i in range(2)]
+    for fold in LOCOMO:
+        assert forbidden_conversations(fold) == [fold]
+        let_through = readable(samples, fold)
+        assert {s.conversation for s in let_through} == set(LOCOMO) - {fold}
+        assert let_through == [s for s in samples if s.conversation != fold]  # in order, all else kept
+    # a test conversation of the legacy split is readable by every fold but its own
+    assert {s.conversation for s in readable(samples, "conv-26")} >= {"conv-41", "conv-47"}
+
+
+def test_cross_fitting_reads_a_run_on_the_test_split_that_a_single_fit_refuses(honest_log, tmp_path):
+    log = honest_log.model_copy(deep=True)
+    log.eval.task_args["split"] = "test"
+    renamed(log, ["conv-41_qa_0000", "conv-47_qa_0001", "conv-26_qa_0002"], tmp_path / "logs")
+    with pytest.raises(UserError, match="is a run on the test split"):
+        fitting_logs(tmp_path / "logs")
+    [header] = fitting_logs(tmp_path / "logs", cross_fit=True)
+    assert header.eval.task_args["split"] == "test"
 
 
 def test_a_sample_s_conversation_is_the_one_its_example_id_names(honest_log):

@@ -409,3 +409,22 @@ async def test_a_selector_of_another_model_gives_way_to_learned_non_causal(label
     d = diagnostics(sel)
     assert prompts == [] and d["selector"] == "learned_non_causal"
     assert "fitted on gguf/another's answers, not mockllm/model's" in d["selector_note"]
+
+
+def test_a_cross_fit_of_another_models_answers_is_refused_before_the_run(tmp_path):
+    """No selector stands in for a cross-fitted one, so the run stops in one line before it
+    starts, where a single causal file gives way to the non_causal one sample by sample."""
+    from cmi_inspect.strategies.cmi.selector import CrossFitFile, Fold, shipped
+
+    learned = shipped("learned")  # fitted on gguf/smollm2's answers
+    convs = ["conv-1", "conv-2", "conv-3"]
+    folds = [
+        Fold(held_out=c, choice=convs[(i + 1) % 3], training=[convs[(i + 2) % 3]],
+             read=sorted([convs[(i + 1) % 3], convs[(i + 2) % 3]]), selector=learned)
+        for i, c in enumerate(convs)
+    ]  # fmt: skip
+    CrossFitFile(name="cf", folds=folds).save(tmp_path / "cf.json")
+    strategy = CMI(HashingEmbedder(), CMIConfig(selector=str(tmp_path / "cf.json")))
+    with pytest.raises(UserError, match="^cross-fitted selector cf was fitted on gguf/smollm2's answers"):
+        strategy.check_model(mock_model(lambda p: "?"))
+    CMI(HashingEmbedder(), CMIConfig(selector="learned")).check_model(mock_model(lambda p: "?"))

@@ -217,6 +217,16 @@ def test_a_selector_fitted_on_another_models_answers_gives_way_to_the_non_causal
     assert other.selector_note is not None and "mockllm/model" in other.selector_note
 
 
+def test_the_stand_in_for_a_selector_that_keeps_every_one_above_keeps_as_the_stand_in_does(tmp_path):
+    every = tmp_path / "every.json"
+    shipped("learned").model_copy(update={"keeps": "every_above"}).save(every)
+    choices = Choices.of(CMIConfig(k=4, selector=str(every)), "blind")
+    assert choices.budget == 4
+    other = choices.for_model("mockllm/model")  # the shipped non_causal one keeps its top candidate
+    assert other.selector == shipped("learned_non_causal") and other.budget == 1
+    assert Choices.of(CMIConfig(k=4, selector=str(every), budget=2), "blind").for_model("mockllm/model").budget == 2
+
+
 def test_a_causal_file_for_learned_non_causal_is_one_line(tmp_path):
     path = tmp_path / "causal.json"
     shipped("learned").save(path)

@@ -5,6 +5,9 @@ that ranks each sample with the fold holding out its conversation."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,7 +22,7 @@ from cmi_inspect.task import causal_locomo
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 
-from conftest import conversation_data, mock_model, samples_of
+from conftest import REPO, conversation_data, mock_model, samples_of
 
 MODEL = "mockllm/model"
 LOCOMO = ["conv-26", "conv-30", "conv-41", "conv-42", "conv-43", "conv-44", "conv-47", "conv-48", "conv-49", "conv-50"]
@@ -230,3 +233,37 @@ def test_learned_non_causal_runs_with_a_non_causal_cross_fit_asking_no_intervent
         details = sample.store["MemorySelection:details"]
         assert details["selector"] == f"crossfit_non_causal fold {str(sample.id).split('_qa_')[0]}"
         assert details["model_calls"] == 0 and details["answer_no_memory"] is None
+
+
+@pytest.mark.slow  # two inspect eval processes
+def test_inspect_eval_takes_a_cross_fit_file_as_it_takes_a_selector_file(fixture_logs, tmp_path):
+    """The commands a user types, from the checkout: the file read at -S parsing, each sample
+    ranked by its conversation's fold; a causal one of another model's answers refused before
+    the run, in one line."""
+    data, logs = fixture_logs
+    env = {k: v for k, v in os.environ.items() if k not in ("INSPECT_EVAL_MODEL", "INSPECT_LOG_DIR")}
+
+    def inspect_eval_cli(selector: Path, *args: str) -> subprocess.CompletedProcess[str]:
+        command = [str(Path(sys.executable).parent / "inspect"), "eval", "tasks/causal_locomo.py",
+                   "--solver", "cmi", "-S", f"selector={selector}", "-S", "embedder=hashing", *args,
+                   "-T", "protocol=blind", "-T", f"data_file={data}", "--model", "fixed_latency/0",
+                   "--log-dir", str(tmp_path / "logs"), "--display", "plain"]  # fmt: skip
+        return subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True)
+
+    causal, non_causal = tmp_path / "crossfit.json", tmp_path / "crossfit_non_causal.json"
+    cross_fit_from_logs(logs, embedder="hashing").file.save(causal)
+    cross_fit_from_logs(logs, causal=False, embedder="hashing").file.save(non_causal)
+    refused = inspect_eval_cli(causal)  # fitted on mockllm/model's answers
+    printed = " ".join((refused.stdout + refused.stderr).split())  # unwrapped by the terminal
+    assert refused.returncode != 0 and "Traceback" not in printed
+    assert "cross-fitted selector crossfit was fitted on mockllm/model's answers, not fixed_latency/0's" in printed
+    assert not list((tmp_path / "logs").glob("*.eval"))
+    ran = inspect_eval_cli(non_causal, "-S", "ablation=learned_non_causal")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    [written] = (tmp_path / "logs").glob("*.eval")
+    log = read_eval_log(str(written))
+    assert log.status == "success" and len(samples_of(log)) == 12
+    for sample in samples_of(log):
+        assert sample.error is None
+        fold = str(sample.id).split("_qa_")[0]
+        assert sample.store["MemorySelection:details"]["selector"] == f"crossfit_non_causal fold {fold}"

@@ -18,13 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from cmi_inspect.report.paired import RESAMPLES, SEED, conversation_means
+from cmi_inspect.report.paired import MIN_CLUSTERS, RESAMPLES, SEED, conversation_means
 from cmi_inspect.report.runs import Run
 from cmi_inspect.report.samples import USEFUL_GROUPS, SampleRow
 from cmi_inspect.report.tables import identity, markdown_table
 
-MIN_CLUSTERS = 5
-"""Fewer conversations than this, and an interval is marked as resting on too few."""
 METRICS = ("useful_f1", "poison_adoption", "score")
 HEADERS = ("useful F1", "poison adoption", "task score")
 

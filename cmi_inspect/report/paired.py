@@ -10,6 +10,8 @@ many as the pairs come from, drawn with replacement, each with all its pairs, th
 taken over the pairs drawn (so the point estimate is still the mean over pairs). It
 resamples the conversations alone, not the pairs again within each: the variation between
 conversations already holds that within them, and a second stage would count it twice.
+Over fewer than five conversations its interval is the spread of a handful of means, and
+``compare`` says so.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ PAIRED_METRICS = {
 """Each compared metric, and the scorer and value it is read from in a sample's scores."""
 RESAMPLES = 10_000
 SEED = 0
+MIN_CLUSTERS = 5
+"""Fewer conversations than this, and an interval is marked as resting on too few."""
 
 
 @dataclass(frozen=True)
@@ -160,10 +164,6 @@ def _interval(low: float | None, high: float | None) -> str:
     return "n/a" if low is None or high is None else f"[{low:+.3f}, {high:+.3f}]"
 
 
-FEW_CLUSTERS = 5
-"""Below this many conversations, the conversation interval is flagged as resting on few."""
-
-
 def conversations_line(count: int) -> str:
     """What the conversation interval rests on, or why there is none, in one line."""
     if count > 1:
@@ -171,9 +171,9 @@ def conversations_line(count: int) -> str:
             f"Conversation bootstrap: the {count} conversations the pairs come from, "
             "resampled with replacement, each with all its pairs."
         )
-        if count < FEW_CLUSTERS:
+        if count < MIN_CLUSTERS:
             line += (
-                f" Fewer than {FEW_CLUSTERS} clusters: its interval is drawn from "
+                f" Fewer than {MIN_CLUSTERS} clusters: its interval is drawn from "
                 f"{count} conversation means and understates the uncertainty."
             )
         return line

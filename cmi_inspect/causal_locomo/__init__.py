@@ -18,7 +18,7 @@ _MODULES = {  # by name, on first use: the task sits above this package and its 
 }
 """Each task's module."""
 
-__all__ = list(_MODULES)  # causal_locomo, judge_calibration
+__all__ = ["causal_locomo", "judge_calibration"]  # a literal, as readers and linters expect
 
 
 def __getattr__(name: str) -> Any:

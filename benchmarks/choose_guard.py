@@ -2,12 +2,13 @@
 
 For every example of a split, vector memory's picks on the blind view (top 3, e5, as ``-S
 guard=evidence`` would see them), then ``MemoryGuard`` over those picks at each setting of a
-grid of (cosine, word overlap) thresholds; prints, per setting, useful F1 and poison adoption
-of the guarded picks against the unguarded ones. The rule, written before it ran: among the
-settings that lose at most 0.03 useful F1 against the unguarded picks, the one with the lowest
-poison adoption; ties to the higher F1, then to the setting nearest CMI's (0.88, 0.5). This
-reads labels, so it chooses on ``dev`` (``--split train`` shows the same grid on train) and
-never runs on ``test``.
+grid of (cosine, word overlap) thresholds of the topic relation (``Conflicts(kind="topic")``,
+the guard's relation when this ran; ``TOPIC_CONFLICTS`` holds its choice); prints, per
+setting, useful F1 and poison adoption of the guarded picks against the unguarded ones. The
+rule, written before it ran: among the settings that lose at most 0.03 useful F1 against the
+unguarded picks, the one with the lowest poison adoption; ties to the higher F1, then to the
+setting nearest CMI's (0.88, 0.5). This reads labels, so it chooses on ``dev`` (``--split
+train`` shows the same grid on train) and never runs on ``test``.
 
     python benchmarks/choose_guard.py [--split dev] [--limit N]
 """
@@ -102,7 +103,7 @@ async def main() -> None:
     results = []
     for s in SIMILARITY:
         for o in OVERLAP:
-            guard.conflicts = Conflicts(similarity=s, overlap=o)
+            guard.conflicts = Conflicts(similarity=s, overlap=o, kind="topic")
             kept = [await guarded(guard, e) for e in found]
             pairs = list(zip(found, kept, strict=True))
             rows = [e.metrics(k) for e, k in pairs]

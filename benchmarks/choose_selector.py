@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from inspect_ai.log import list_eval_logs, read_eval_log
 
-from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
+from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.scorers import answer_score
 from cmi_inspect.strategies.cmi import logged_diagnostics
 from cmi_inspect.strategies.cmi.features import CAUSAL, NON_CAUSAL
@@ -50,7 +50,7 @@ async def answer_scores(dev_dir: str) -> dict[str, list[float]]:
             d = logged_diagnostics(sample)
             if d is None or not sample.scores:
                 continue
-            meta = sample.metadata_as(CausalLocomoMetadata)
+            meta = scored_record(sample)
             request, criteria = sample_request(sample), meta.scoring_criteria
             texts = [d.answer_no_memory or "", *(c.answer_with or "" for c in d.candidates)]
             out[str(sample.id)] = [
@@ -65,7 +65,7 @@ def row(
 ) -> tuple[str, list[float], list[float]]:
     """A table row: the means of the choices' metrics on dev, and each sample's useful F1."""
     picks = [(s, choose(s)) for s in dev]
-    metrics = [s.metrics(k) for s, k in picks]
+    metrics = [s.metrics([] if k is None else [k]) for s, k in picks]
     task = [tasks[s.sample_id][0 if k is None else k + 1] for s, k in picks]
     means = [statistics.mean(m[key] for m in metrics) for key in KEYS]
     means += [statistics.mean(task), objective(dict(zip(KEYS, means, strict=False)))]
@@ -82,8 +82,8 @@ def paired(a: list[float], b: list[float], resamples: int = 10_000) -> str:
 
 
 def by(selector: SelectorFile, threshold: float) -> Chooser:
-    """The selector's choice at ``threshold``."""
-    return lambda s: kept(selector, s, threshold)
+    """The selector's choice at ``threshold`` (the shipped selectors keep one)."""
+    return lambda s: next(iter(kept(selector, s, threshold)), None)
 
 
 def boosted(train: Sequence[LoggedSample], names: Sequence[str]) -> Chooser:
@@ -115,7 +115,7 @@ def main() -> None:
     train, dev = train_runs.samples, dev_runs.samples
     rows = []
     for names in (CAUSAL, NON_CAUSAL):
-        fitted = fit_runs(train_runs, dev_runs, names)
+        fitted = fit_runs(train_runs, dev_runs, names, keeps="top")  # as the shipped ones
         print(fitted.report(), end="\n\n")
         selector = fitted.selector
         label = "learned" if selector.causal else "learned_non_causal"

@@ -23,9 +23,9 @@ import tempfile
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 
-from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.report.runs import model_calls, token_usage
 from cmi_inspect.strategies.solvers import cmi, vector_memory
+from cmi_inspect.task import causal_locomo
 
 PLANS = {
     "paper": {
@@ -36,7 +36,8 @@ PLANS = {
     "blind": {
         "vector_memory": lambda: vector_memory(),
         "cmi": lambda: cmi(),
-        "cmi (selector=rule)": lambda: cmi(selector="rule"),
+        # the rule as it ran when its cost was recorded: a budget of one under blind
+        "cmi (selector=rule, budget=1)": lambda: cmi(selector="rule", budget=1),
         "cmi (ablation=learned_non_causal)": lambda: cmi(ablation="learned_non_causal"),
     },
 }

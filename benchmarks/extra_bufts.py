@@ -24,7 +24,7 @@ from cmi_inspect.local_model import EngineConfig, choose_extra_bufts, engine_for
 
 def cpu_name() -> str:
     try:
-        with open("/proc/cpuinfo") as f:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
             names = (line.split(":", 1)[1] for line in f if line.startswith("model name"))
             return next(names).strip()
     except (OSError, StopIteration):

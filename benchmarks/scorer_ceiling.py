@@ -42,6 +42,7 @@ from pathlib import Path
 
 from inspect_ai.log import EvalSample, list_eval_logs, read_eval_log
 
+from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
 from cmi_inspect.causal_locomo.measures import selection_metrics
 from cmi_inspect.causal_locomo.scorers import answer_score
@@ -177,7 +178,7 @@ async def rows(log_path: str, tally: Tally) -> dict[str, list[dict[str, float]]]
         d = logged_diagnostics(sample)
         if d is None:
             continue
-        meta = sample.metadata_as(CausalLocomoMetadata)
+        meta = scored_record(sample)
         ids = key_to_memory_id(meta.example_id, meta.memory_bank, meta.protocol)
         by_evidence, u_evidence = await replay(d, evidence_scorer(sample, meta))
         by_gold, u_gold = await replay(d, answer_key_scorer(meta.scoring_criteria))

@@ -24,7 +24,7 @@ import statistics
 
 from inspect_ai.log import EvalLog, read_eval_log
 
-from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
+from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.measures import selection_metrics
 from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.strategies.cmi import (
@@ -89,7 +89,7 @@ def replay(
             c.key: rule(c, None, config) or evidence_risk(c, by_key) for c in d.candidates
         }
         kept = decide(d.candidates, rejections, prefer, d.budget or config.k).kept
-        meta = sample.metadata_as(CausalLocomoMetadata)
+        meta = scored_record(sample)
         ids = key_to_memory_id(meta.example_id, meta.memory_bank, meta.protocol)
         m = selection_metrics(
             [ids[k] for k in kept], meta.gold_memory_ids, meta.bad_memory_ids, meta.harmful_ids

@@ -1,12 +1,12 @@
-"""Inspect entry point: the task, solvers and scorers (``cmi_inspect/NAME``) and the model
+"""Inspect entry point: the task, strategy solvers and scorers (``cmi_inspect/NAME``) and the model
 providers (``gguf/``, ``fixed_latency/``), registered when Inspect loads the plugin."""
 
 from inspect_ai.model import ModelAPI, modelapi
 
 from cmi_inspect.causal_locomo.judge_audit import judge_calibration
 from cmi_inspect.causal_locomo.scorers import memory_selection, task_score
-from cmi_inspect.causal_locomo.task import causal_locomo
-from cmi_inspect.strategies.solvers import SOLVERS, memory_strategy
+from cmi_inspect.strategies.solvers import STRATEGY_SOLVERS, memory_strategy
+from cmi_inspect.task import causal_locomo
 
 
 @modelapi(name="gguf")
@@ -24,7 +24,7 @@ def fixed_latency() -> type[ModelAPI]:
 
 
 __all__ = [
-    "SOLVERS",
+    "STRATEGY_SOLVERS",
     "causal_locomo",
     "judge_calibration",
     "memory_selection",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from inspect_ai.model import ModelAPI
+    from inspect_ai.model import Model, ModelAPI
     from inspect_ai.solver import TaskState
     from inspect_ai.util import Store
 
@@ -42,6 +42,23 @@ def set_sample_store(store: Store) -> None:
     from inspect_ai.util._store import init_subtask_store
 
     init_subtask_store(store)
+
+
+def active_model() -> Model | None:
+    """The model the eval being set up or run is for, None outside one
+    (``inspect_ai.model._model.active_model``, checked against 0.3.285)."""
+    from inspect_ai.model._model import active_model as active
+
+    return active()
+
+
+def set_active_model(model: Model) -> None:
+    """Make ``model`` what ``active_model()`` returns in the current context, as an eval
+    does while it builds its tasks (``inspect_ai.model._model.active_model_context_var``,
+    checked against 0.3.285)."""
+    from inspect_ai.model._model import active_model_context_var
+
+    active_model_context_var.set(model)
 
 
 def is_openai_compatible(api: ModelAPI) -> bool:

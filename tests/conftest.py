@@ -46,6 +46,20 @@ from inspect_ai.scorer import Score  # noqa: E402
 Responder = Callable[[str], Any]
 
 
+def conversation_data(path: Path, conversations: dict[str, list[int]]) -> Path:
+    """The synthetic records, copied into conversations (each its list of record indices)
+    and named as the release names them (``conv-26_qa_0000``), written to ``path``."""
+    lines = SYNTHETIC.read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines if line.strip()]
+    copies = [
+        json.dumps({**records[r], "example_id": f"{conv}_qa_{i:04d}"})
+        for conv, held in conversations.items()
+        for i, r in enumerate(held)
+    ]
+    path.write_text("\n".join(copies) + "\n", encoding="utf-8")
+    return path
+
+
 def mock_model(respond: Responder, prompts: list[str] | None = None, role: str | None = None) -> Model:
     """A mockllm model that answers each prompt with ``respond(prompt)``, usage set.
 
@@ -239,6 +253,7 @@ def mini_contexts():
 
 def memory_task_for(record, protocol: str = "paper", model: Model | None = None, score_answer=None):
     """The MemoryTask a solver would build for one record (an ExampleRecord)."""
+    from cmi_inspect.causal_locomo.dataset import conversation_of
     from cmi_inspect.causal_locomo.view import memory_view
     from cmi_inspect.strategies.base import MemoryTask
 
@@ -255,6 +270,7 @@ def memory_task_for(record, protocol: str = "paper", model: Model | None = None,
         protocol=protocol,  # type: ignore[arg-type]
         model=model or mock_model(lambda p: "I do not know."),
         score_answer=score_answer,
+        conversation=conversation_of(record.example_id) or record.example_id,
     )
 
 
@@ -285,7 +301,7 @@ def value_of(sample: EvalSample, scorer: str) -> dict[str, Any]:
 def run_blind(solver: Any, tmp_path: Path, prompts: list[str] | None = None, **task_args: Any) -> EvalLog:
     """One blind-protocol eval of ``solver`` on a model that always says "I am not sure.",
     recording its prompts in ``prompts``."""
-    from cmi_inspect.causal_locomo.task import causal_locomo
+    from cmi_inspect.task import causal_locomo
     from inspect_ai import eval as inspect_eval
 
     require_data(task_args)
@@ -414,3 +430,22 @@ def by_entry_point(monkeypatch):
     strategies.installed_strategies.cache_clear()
     yield
     strategies.installed_strategies.cache_clear()
+
+
+def extra_missing(load: Callable[[], object]) -> str:
+    """Why an optional library cannot be imported here: its extra's one line naming the
+    install command ('' when it can), for a test that runs it to skip with."""
+    from cmi_inspect.errors import UserError
+
+    try:
+        load()
+    except UserError as ex:
+        return str(ex)
+    return ""
+
+
+def needs_extra(load: Callable[[], object]) -> pytest.MarkDecorator:
+    """Skip a test that runs an optional library where its extra is missing, with the line
+    that names the install command (``extra_missing``)."""
+    missing = extra_missing(load)
+    return pytest.mark.skipif(bool(missing), reason=missing or "installed")

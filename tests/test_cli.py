@@ -47,7 +47,7 @@ def test_run_then_report(tmp_path, capsys, monkeypatch):
     assert main(["report", str(logs), "--evaluation-report"]) == 0
     printed = capsys.readouterr().out
     assert printed.startswith("## Evaluation Report")
-    command = r"inspect eval \S+ --solver (cmi_inspect/)?graph_memory -T data_file=\S+ --model fixed_latency/0"
+    command = r"inspect eval \S+ -T data_file=\S+ -T strategy=graph_memory --model fixed_latency/0"
     assert re.search(command, printed)
 
 
@@ -179,6 +179,131 @@ def test_time_limit_reaches_the_run_and_a_bad_one_is_one_line(tmp_path, capsys, 
     monkeypatch.setattr(cmi_inspect.run, "run_all", lambda *a, **kw: seen.update(kw) or [])
     assert main(["run", str(tmp_path / "logs"), "--time-limit", "600"]) == 0
     assert seen["time_limit"] == 600
+    monkeypatch.undo()  # the real run refuses it, before any work
     assert main(["run", str(tmp_path / "logs"), "--time-limit", "0"]) == 2
     err = capsys.readouterr().err
     assert "--time-limit must be an integer of at least 1, got 0" in err and len(err.strip().splitlines()) == 1
+
+
+def test_inspects_own_options_pass_through_to_every_run_and_a_bad_one_is_one_line(tmp_path, capsys, monkeypatch):
+    import cmi_inspect.run
+
+    seen: dict = {}
+    monkeypatch.setattr(cmi_inspect.run, "run_all", lambda *a, **kw: seen.update(kw) or [])
+    argv = ["run", str(tmp_path / "logs"), "--model-role", "grader=openai/gpt-5", "--epochs", "2", "--tags", "a, b"]
+    argv += ["--sample-id", "syn_0000,syn_0002", "--fail-on-error", "3", "--retry-on-error", "0"]
+    argv += ["--token-limit", "5000", "--log-level", "info", "--log-format", "json", "--display", "plain"]
+    assert main(argv) == 0
+    assert (seen["model_roles"], seen["epochs"], seen["tags"]) == ({"grader": "openai/gpt-5"}, 2, ["a", "b"])
+    assert seen["inspect_options"] == {
+        "sample_id": ["syn_0000", "syn_0002"],
+        "fail_on_error": 3,
+        "retry_on_error": 0,
+        "token_limit": 5000,
+        "log_level": "info",
+        "log_format": "json",
+        "display": "plain",
+    }
+    assert main(["run", str(tmp_path / "logs"), "--fail-on-error", "0.25"]) == 0
+    assert seen["inspect_options"] == {"fail_on_error": 0.25}
+    assert main(["run", str(tmp_path / "logs"), "--no-fail-on-error"]) == 0
+    assert seen["inspect_options"] == {"fail_on_error": False}
+    for bad, message in (
+        (["--fail-on-error", "1.5"], "--fail-on-error must be a share of samples between 0 and 1"),
+        (["--fail-on-error", "some"], "got 'some'"),
+        (["--sample-id", " , "], "--sample-id names no sample"),
+        (["--token-limit", "0"], "--token-limit must be an integer of at least 1, got '0'"),
+    ):
+        capsys.readouterr()
+        assert main(["run", str(tmp_path / "logs"), *bad]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def one_line(capsys, command: str) -> str:
+    """The error a command printed, checked to be one line with no traceback."""
+    err = capsys.readouterr().err
+    assert err.startswith(f"cmi-inspect {command}: ") and err.count("\n") == 1 and "Traceback" not in err
+    return err
+
+
+def not_logs(tmp_path) -> dict[str, tuple[str, str]]:
+    """Paths that are no log, each with what the one line says of it."""
+    garbage = tmp_path / "garbage.eval"
+    garbage.write_bytes(b"not a zip file")
+    text = tmp_path / "notes.txt"
+    text.write_text("hello")
+    (tmp_path / "folder").mkdir()
+    return {
+        "garbage": (str(garbage), "garbage.eval is not a readable Inspect log (ValueError:"),
+        "text": (str(text), "notes.txt is not an Inspect log (a .eval or .json file)."),
+        "folder": (str(tmp_path / "folder"), "folder is a folder: name one .eval log."),
+    }
+
+
+def test_compare_on_a_garbage_log_a_text_file_or_a_folder_is_one_line(tmp_path, capsys):
+    for path, message in not_logs(tmp_path).values():
+        assert main(["compare", path, path]) == 2
+        assert message in one_line(capsys, "compare")
+
+
+def test_compare_refuses_fewer_than_one_resample_before_reading(tmp_path, capsys):
+    assert main(["compare", str(tmp_path / "a.eval"), str(tmp_path / "b.eval"), "--resamples", "0"]) == 2
+    assert "--resamples must be an integer of at least 1, got 0" in one_line(capsys, "compare")
+
+
+def test_fit_selector_on_a_garbage_log_or_a_text_file_is_one_line(tmp_path, capsys):
+    cases = not_logs(tmp_path)
+    for name in ("garbage", "text"):
+        path, message = cases[name]
+        assert main(["fit-selector", path, "--out", str(tmp_path / "s.json")]) == 2
+        assert message in one_line(capsys, "fit-selector")
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    (folder / "2024-01-01T00-00-00+00-00_causal-locomo_x.eval").write_bytes(b"not a zip file")
+    assert main(["fit-selector", str(folder), "--out", str(tmp_path / "s.json")]) == 2
+    assert "is not a readable Inspect log" in one_line(capsys, "fit-selector")
+
+
+def test_report_out_where_nothing_can_be_written_is_one_line_before_reading_logs(tmp_path, capsys, monkeypatch):
+    import cmi_inspect.report
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    monkeypatch.setattr(cmi_inspect.report, "read_runs", lambda *a: pytest.fail("read the logs first"))
+    assert main(["report", str(tmp_path), "--out", str(blocker / "report")]) == 2
+    assert f"--out {blocker / 'report'}: cannot write the report there (Not a directory)." in one_line(capsys, "report")
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--max-samples", "0"], "--max-samples must be an integer of at least 1, got 0"),
+        (["--max-tasks", "-1"], "--max-tasks must be an integer of at least 1, got -1"),
+        (["--timeout", "-5"], "--timeout must be an integer of at least 1, got -5"),
+        (["--timeout", "0"], "--timeout must be an integer of at least 1, got 0"),
+        (["--max-retries", "-1"], "--max-retries must be an integer of at least 0, got -1"),
+        (["--max-connections", "0"], "--max-connections must be an integer of at least 1, got 0"),
+        (["--epochs", "0"], "--epochs must be an integer of at least 1, got 0"),
+    ],
+)
+def test_run_refuses_counts_below_their_least_value_before_any_work(tmp_path, capsys, option, message):
+    argv = ["run", str(tmp_path / "logs"), "--model", "fixed_latency/0", "-T", f"data_file={SYNTHETIC}"]
+    assert main([*argv, *option]) == 2
+    assert message in one_line(capsys, "run")
+    assert not (tmp_path / "logs").exists()
+
+
+def test_run_refuses_a_model_an_installed_strategy_cannot_call_before_any_row_runs(tmp_path, capsys):
+    from cmi_inspect.errors import UserError
+    from cmi_inspect.strategies.graphiti import import_graphiti
+
+    try:
+        import_graphiti()
+    except UserError as ex:
+        pytest.skip(str(ex))
+    argv = ["run", str(tmp_path / "logs"), "--model", "fixed_latency/0", "-T", f"data_file={SYNTHETIC}"]
+    assert main([*argv, "--strategies", "graphiti"]) == 2
+    message = one_line(capsys, "run")
+    assert "Strategy 'graphiti' calls the response model through an OpenAI-compatible endpoint" in message
+    assert not list((tmp_path / "logs").glob("*.eval"))

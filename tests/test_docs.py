@@ -164,3 +164,29 @@ def test_a_pages_runnable_blocks_run_as_written(page, tmp_path):
     for log in tmp_path.rglob("*.eval"):  # inspect eval exits 0 even when every sample failed
         if not log.is_symlink():
             assert read_eval_log(str(log), header_only=True).status == "success", str(log)
+
+
+ARCHITECTURE = REPO / "docs" / "ARCHITECTURE.md"
+ROW = re.compile(r"^\| `([^`|]+)` \|", re.M)
+"""A table row of ARCHITECTURE.md whose first cell is one path."""
+
+
+def architecture_rows(text: str) -> set[str]:
+    """The paths ARCHITECTURE.md gives a row of their own: from ``cmi_inspect/``, or from the
+    repository's root for ``benchmarks/`` and what lies outside the package."""
+    return set(ROW.findall(text))
+
+
+def test_every_module_and_benchmark_has_its_row_in_the_architecture_page():
+    rows = architecture_rows(ARCHITECTURE.read_text(encoding="utf-8"))
+    package = REPO / "cmi_inspect"
+    modules = {str(p.relative_to(package)) for p in package.rglob("*.py")}
+    modules |= {str(p.relative_to(REPO)) for p in (REPO / "benchmarks").glob("*.py") if p.name != "__init__.py"}
+    assert sorted(modules - rows) == []  # add a row for each
+    gone = [r for r in rows if r.endswith(".py") and not ((package / r).exists() or (REPO / r).exists())]
+    assert gone == []  # a row for a module that is no more
+
+
+def test_the_row_check_reads_a_row_and_nothing_else():
+    page = "| module | what it is |\n| --- | --- |\n| `a/b.py` | one |\n| `c.py`, `d.py` | two |\nsee `e.py` |\n"
+    assert architecture_rows(page) == {"a/b.py"}

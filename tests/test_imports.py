@@ -27,10 +27,6 @@ Inspect's ``sample_state()``, which the sealing must refuse) and
 PUBLIC_UNDERSCORED = {"os._exit"}
 """Underscored names that are public API."""
 KNOWN_CYCLE_EDGES = {
-    # the task's default solver (no_memory) from strategies.solvers: goes with the task's rework
-    ("cmi_inspect.causal_locomo.task", "cmi_inspect.strategies.solvers"),
-    # solvers.py imports the guard through its public face: import cmi_inspect.strategies.guard
-    ("cmi_inspect.strategies.solvers", "cmi_inspect.guard"),
     # dataset=xl builds XL, whose records are causal_locomo.data's: move xl/ into causal_locomo/
     ("cmi_inspect.causal_locomo.dataset", "cmi_inspect.xl"),
 }

@@ -42,3 +42,22 @@ def test_inspects_openai_api_provider_is_told_apart_from_others():
     api = get_model("openai-api/scripted/m", base_url="http://127.0.0.1:9/v1", api_key="k", memoize=False).api
     assert inspect_private.is_openai_compatible(api)
     assert not inspect_private.is_openai_compatible(get_model("mockllm/model", memoize=False).api)
+
+
+def test_the_active_model_is_the_one_an_eval_is_set_up_for_and_none_outside():
+    from inspect_ai.model import GenerateConfig
+    from inspect_ai.model._model import init_active_model
+
+    model = get_model("mockllm/model", memoize=False)
+
+    def inside() -> object:
+        init_active_model(model, GenerateConfig())
+        return inspect_private.active_model()
+
+    def set_here() -> object:
+        inspect_private.set_active_model(model)
+        return inspect_private.active_model()
+
+    assert contextvars.copy_context().run(inside) is model
+    assert contextvars.copy_context().run(set_here) is model
+    assert contextvars.copy_context().run(inspect_private.active_model) is None

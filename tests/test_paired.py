@@ -3,24 +3,23 @@ conversations, and harmful adoptions, on small mockllm runs of the synthetic fix
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
-from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.errors import UserError
 from cmi_inspect.report.paired import (
     compare,
     conversation_means,
+    conversations_line,
     harmful_adopted,
     pair_key,
     paired_differences,
     per_sample,
 )
 from cmi_inspect.strategies.solvers import full_history, no_memory
+from cmi_inspect.task import causal_locomo
 from inspect_ai import eval as inspect_eval
 
-from conftest import SYNTHETIC, mock_model
+from conftest import SYNTHETIC, conversation_data, mock_model
 
 
 @pytest.fixture(scope="module")
@@ -111,18 +110,6 @@ CONVERSATIONS = {"conv-1": [0, 1], "conv-2": [0, 2], "conv-3": [1, 2, 2]}
 """Which synthetic records each conversation of the fixture holds, as LoCoMo ids name them."""
 
 
-def conversation_data(path, conversations=CONVERSATIONS):
-    """The synthetic records, copied into conversations and named as the release names them."""
-    records = [json.loads(line) for line in SYNTHETIC.read_text(encoding="utf-8").splitlines() if line.strip()]
-    lines = [
-        json.dumps({**records[r], "example_id": f"{conv}_qa_{i:04d}"})
-        for conv, held in conversations.items()
-        for i, r in enumerate(held)
-    ]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
 def run_on(data, solver, answer, log_dir):
     [log] = inspect_eval(
         causal_locomo(data_file=str(data)),
@@ -138,7 +125,7 @@ def run_on(data, solver, answer, log_dir):
 @pytest.fixture(scope="module")
 def conversation_logs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("conversations")
-    data = conversation_data(folder / "data.jsonl")
+    data = conversation_data(folder / "data.jsonl", CONVERSATIONS)
     return run_on(data, full_history(), "3 March 2022", folder), run_on(data, no_memory(), "I do not know.", folder)
 
 
@@ -165,7 +152,15 @@ def test_compare_gives_an_interval_over_conversations_and_says_how_many(conversa
     text = compare(full.location, none.location, resamples=200)
     assert text.startswith("7 paired samples, 200 bootstrap resamples.\n")
     assert "Conversation bootstrap: the 3 conversations the pairs come from" in text
+    assert "Fewer than 5 clusters: its interval is drawn from 3 conversation means" in text
     assert "| 95% conversation bootstrap |" in text and "n/a" not in text
+
+
+def test_a_comparison_of_fewer_than_five_conversations_says_so_in_its_line():
+    for count in (2, 4):
+        line = conversations_line(count)
+        assert "\n" not in line and f"Fewer than 5 clusters: its interval is drawn from {count}" in line
+    assert "Fewer" not in conversations_line(5) and "Fewer" not in conversations_line(10)
 
 
 def test_without_conversations_the_interval_is_not_available_in_one_line(logs, tmp_path):

@@ -57,18 +57,26 @@ def test_no_module_of_the_package_is_over_400_lines():
 
 @pytest.mark.slow  # builds a wheel (a subprocess, about 20 s)
 def test_the_wheel_holds_the_task_solvers_scorers_and_entry_point(tmp_path):
+    # built from a copy: a build writes cmi_inspect.egg-info beside the package, which, in the
+    # checkout, would stand in for the installed package's metadata and so change how Inspect
+    # names its solvers (bare, not cmi_inspect/NAME) for every later test of the session
+    source = tmp_path / "source"
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        source.mkdir(exist_ok=True)
+        shutil.copy(REPO / name, source / name)
+    shutil.copytree(REPO / "cmi_inspect", source / "cmi_inspect", ignore=shutil.ignore_patterns("__pycache__"))
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(source)],
         check=True,
         capture_output=True,
         timeout=600,
     )
     [wheel] = tmp_path.glob("cmi_inspect-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    modules = ("causal_locomo/task", "strategies/solvers", "causal_locomo/scorers", "_registry")
+    modules = ("task", "strategies/solvers", "causal_locomo/scorers", "_registry")
     for module in (*modules, "local_model/provider"):
         assert f"cmi_inspect/{module}.py" in names
-    for card in ("README.md", "annotations/release_harmful_kinds.json"):
+    for card in ("README.md", "eval.yaml", "annotations/release_harmful_kinds.json"):
         assert f"cmi_inspect/causal_locomo/{card}" in names  # the eval's folder, whole
     assert "cmi_inspect/testing/synthetic.jsonl" in names  # check_strategy's examples
     [entry_points] = [n for n in names if n.endswith("entry_points.txt")]

@@ -5,11 +5,11 @@ from __future__ import annotations
 import shlex
 
 import pytest
-from cmi_inspect.causal_locomo.task import causal_locomo
+import tasks.causal_locomo as checkout
 from cmi_inspect.report.provenance import command_of
-from cmi_inspect.strategies.solvers import cmi, vector_memory
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
+from inspect_ai.util import registry_create
 
 from conftest import SYNTHETIC, mock_model
 
@@ -17,9 +17,11 @@ from conftest import SYNTHETIC, mock_model
 @pytest.fixture(scope="module")
 def log_dir(tmp_path_factory):
     path = tmp_path_factory.mktemp("logs")
-    for solver in (cmi(k=4), vector_memory(embedder="hashing")):
+    # the checkout's task file and its bare names, as "--solver cmi" makes them
+    cmi, vector = registry_create("solver", "cmi", k=4), registry_create("solver", "vector_memory", embedder="hashing")
+    for solver in (cmi, vector):
         inspect_eval(
-            causal_locomo(data_file=str(SYNTHETIC), protocol="blind"),
+            checkout.causal_locomo(data_file=str(SYNTHETIC), protocol="blind"),
             solver=solver,
             model=mock_model(lambda p: "3 March 2022"),
             display="none",
@@ -32,7 +34,7 @@ def log_dir(tmp_path_factory):
 def test_each_runs_command_names_its_task_solver_arguments_model_and_limit(log_dir):
     commands = sorted(command_of(read_eval_log(str(p), header_only=True)) for p in log_dir.glob("*.eval"))
     data = shlex.quote(f"data_file={SYNTHETIC}")
-    task = "cmi_inspect/causal_locomo/task.py"  # as the test imported it: the package's task file
+    task = "tasks/causal_locomo.py"  # the checkout's task file, whose solvers are the bare names
     assert [c.split(" ", 3)[3] for c in commands] == [
         f"--solver cmi -S k=4 -T protocol=blind -T {data} --model mockllm/model --limit 2",
         f"--solver vector_memory -S embedder=hashing -T protocol=blind -T {data} --model mockllm/model --limit 2",

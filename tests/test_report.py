@@ -6,10 +6,10 @@ import json
 
 import pytest
 from cmi_inspect.causal_locomo.data import CAUSAL_LOCOMO_SHA256, sha256_of
-from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.report import build_report
 from cmi_inspect.report.runs import ALIAS_JUDGE, read_runs
 from cmi_inspect.strategies.solvers import cmi, full_history, graph_memory, no_memory, summary_memory, vector_memory
+from cmi_inspect.task import causal_locomo
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
@@ -130,6 +130,29 @@ def test_poison_adoption_by_attack_kind(log_dir):
     assert f"| {CMI} | mockllm/model | paper | 0.000 (n=1) |" in markdown
 
 
+def test_f1_at_k_stands_in_the_rows_of_strategies_that_rank_and_the_breakdowns_follow(log_dir, tmp_path):
+    rows, _ = by_strategy(log_dir)
+    # graph top-1's ranking starts with a gold memory in each example; syn_0001 has two gold
+    graph = rows[GRAPH]
+    assert graph.f1_at["f1_at_1"].mean == pytest.approx((1 + 2 / 3 + 1) / 3)
+    assert graph.f1_at["f1_at_1"].n == 3 and rows["no_memory"].f1_at == {}
+    assert set(rows[CMI].f1_at) == {"f1_at_1", "f1_at_3"}  # its proposal ranks
+    markdown = build_report(str(log_dir), out=tmp_path)
+    assert "| useful F1 | recall | precision | bad rejection | poison adoption | n_selected | F1@1 | F1@3 |" in markdown
+    none_row = next(line for line in markdown.splitlines() if line.startswith("| no_memory | mockllm/model"))
+    assert none_row.split(" | ")[13:15] == ["-", "-"]  # no ranking, no F1@k
+    # syn_0000 and syn_0002 have one useful memory, syn_0001 two; syn_0000 a temporal shift
+    assert "### By number of useful memories" in markdown and "### By kind of harmful memory" in markdown
+    assert f"| {GRAPH} | mockllm/model | paper | 2+ | 1 | n/a | 0.667 | 0.000 |" in markdown
+    assert f"| {GRAPH} | mockllm/model | paper | temporal_shift | 1 | n/a | 1.000 | 0.000 |" in markdown
+    report = json.loads((tmp_path / "report.json").read_text())
+    groups = {(r["strategy"], r["group"]): r for r in report["by_useful_memories"]}
+    assert groups[GRAPH, "1"]["samples"] == 2 and groups[GRAPH, "1"]["useful_f1"]["mean"] == 1.0
+    assert {r["group"] for r in report["by_attack_kind"]} == {"temporal_shift"}
+    table1 = {r["strategy"]: r for r in report["table1"]}
+    assert table1[GRAPH]["f1_at"]["f1_at_1"]["n"] == 3 and "rows" not in table1[GRAPH]
+
+
 def test_skipped_logs_are_noted(log_dir):
     _, notes = by_strategy(log_dir)
     assert any(n.startswith("2026-01-01T00-00-00-00-00_causal-locomo_damaged.eval: unreadable") for n in notes)
@@ -238,6 +261,29 @@ def test_a_run_on_other_data_is_its_own_row_never_superseding_one(two_data_dir):
     assert f"its data file {data} now has sha256 {new[:12]}..., not the {old[:12]}... it was scored on" in unverified
     assert f"## Data: {data} (sha256 {old[:12]}" not in markdown
     assert f"## Data: {SYNTHETIC} (sha256 {sha256_of(SYNTHETIC)[:12]}..., 3 examples)" in markdown
+
+
+def test_a_log_another_task_version_scored_is_not_verified_by_this_one(tmp_path):
+    import asyncio
+
+    from cmi_inspect.report.verify import verify_log
+    from cmi_inspect.task import TASK_VERSION
+    from inspect_ai.log import write_eval_log
+
+    log = run_into(tmp_path / "logs", no_memory(), data_file=str(SYNTHETIC))
+    assert asyncio.run(verify_log(log.location)).verified
+    n, interface = TASK_VERSION.split("-")
+    log.eval.task_version = f"{int(n) + 1}-{interface}-{sha256_of(SYNTHETIC)[:12]}"  # what N bumps
+    older = str(tmp_path / "older.eval")
+    write_eval_log(log, older)
+    check = asyncio.run(verify_log(older))
+    assert not check.verified and check.problems == [
+        f"it was scored by task version {int(n) + 1}-{interface}, and this cmi-inspect scores version "
+        f"{TASK_VERSION}: run it again, or verify it with the version that made it"
+    ]
+    log.eval.task_version = f"{n}-Z-{sha256_of(SYNTHETIC)[:12]}"  # another interface scores alike
+    write_eval_log(log, older)
+    assert asyncio.run(verify_log(older)).verified
 
 
 def test_a_run_of_several_epochs_counts_its_samples_once(two_data_dir, tmp_path):

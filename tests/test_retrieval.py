@@ -5,7 +5,14 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from cmi_inspect.embedding_cache import MEMORY
 from cmi_inspect.retrieval import HashingEmbedder, bow_cosine, jaccard, make_embedder, min_max, top_k
+
+
+@pytest.fixture(autouse=True)
+def empty_process_cache():
+    """Vectors are kept per process: each test here counts what it embeds from nothing."""
+    MEMORY.clear()
 
 
 def test_hashing_cosine_ranks_the_related_text_first():

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from benchmarks.tune_cmi import replay
 from cmi_inspect.causal_locomo.prompts import note_contents
-from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.strategies.solvers import cmi
+from cmi_inspect.task import causal_locomo
 from inspect_ai import eval as inspect_eval
 
 from conftest import LABEL_FREE, mock_model

@@ -7,6 +7,9 @@ per example, digested; for a stored file, XL v3's, the example's line and its st
 expanded when read, ``data_files.expand``); they then check that what the sample carries is
 exactly what the key says it should carry, so a sample changed while it ran is reported,
 never scored. A task run with ``-T bank_size`` names it, and the key draws the same bank.
+Once a sample is scored they write its whole record in its store (``ScoredExample``), for
+the log: the report and the analyses read labels from there (``scored_record``), and the
+sample's own metadata stays what it ran with.
 """
 
 from __future__ import annotations
@@ -19,10 +22,14 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from inspect_ai.log import EvalSample
+from inspect_ai.util import StoreModel
+
 from cmi_inspect.causal_locomo.bank_size import smaller_bank
 from cmi_inspect.causal_locomo.data import ExampleRecord
 from cmi_inspect.causal_locomo.data_files import ExampleReference, MemoryStore, expand, read_lines
 from cmi_inspect.causal_locomo.dataset import (
+    SEALED_TARGET,
     CausalLocomoMetadata,
     SampleView,
     differing_fields,
@@ -75,7 +82,7 @@ class SealedExample:
 
     @property
     def metadata(self) -> CausalLocomoMetadata:
-        """The whole record: what the scored sample's metadata becomes."""
+        """The whole record: what the scored sample's store holds (``ScoredExample``)."""
         return record_metadata(self.record, self.protocol)
 
     @property
@@ -86,11 +93,10 @@ class SealedExample:
 
     def changed(self, carried: Mapping[str, Any], target: list[str]) -> list[str]:
         """The fields in which a sample's metadata and target differ from what the key says
-        it carries: its view while it runs, or the whole record once scored (empty: none)."""
-        whole = self.metadata.model_dump(mode="json")
-        expected = whole if "memory_bank" in carried else self.view().model_dump(mode="json")
-        fields = differing_fields(expected, carried)
-        if any(target) and target != self.target:
+        it carries: its view, and the sealed note for a target (an older log's: none, or the
+        gold answers); empty: none."""
+        fields = differing_fields(self.view().model_dump(mode="json"), carried)
+        if any(target) and target not in ([SEALED_TARGET], self.target):
             fields.append("target")
         return fields
 
@@ -138,3 +144,17 @@ def sealed_example(
         digest=hashlib.sha256(text.encode()).hexdigest(),
         bank_size=bank_size,
     )
+
+
+class ScoredExample(StoreModel):
+    """A scored sample's whole record, answer key included, as JSON (a null field kept, as
+    the data file has it), written by its scorers for the log (empty: not scored)."""
+
+    record: dict[str, Any] = {}
+
+
+def scored_record(sample: EvalSample) -> CausalLocomoMetadata:
+    """A logged sample's whole record: what its scorers wrote in its store, else (a log from
+    before they did) its metadata, which they then replaced."""
+    record = sample.store_as(ScoredExample).record
+    return CausalLocomoMetadata.model_validate(record or sample.metadata)

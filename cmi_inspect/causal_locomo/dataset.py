@@ -3,7 +3,7 @@
 A sample carries only what its strategy is shown (``SampleView``): the request's memories as
 the protocol shows them and the past sessions, never a label the protocol hides, a gold
 answer or a scoring criterion. Its answer key stays in the data file, which the scorers
-read for themselves (``answer_key``); once scored, the sample's metadata is the full record
+read for themselves (``answer_key``); once scored, the sample's store holds the full record
 (``CausalLocomoMetadata``) for the log and the report.
 """
 
@@ -47,8 +47,9 @@ earlier figures can be reproduced (docs/xl.md)."""
 
 
 class CausalLocomoMetadata(BaseModel, frozen=True):
-    """An example's whole record, answer key included: what a scored sample's metadata holds
-    (the scorers write it from the sealed key), never what a running one carries."""
+    """An example's whole record, answer key included: what a scored sample's store holds
+    (the scorers write it from the sealed key, ``answer_key.ScoredExample``), never what a
+    running one carries."""
 
     example_id: str
     protocol: ProtocolName
@@ -98,7 +99,7 @@ def conversation_of(example_id: str) -> str | None:
     """The LoCoMo conversation an example comes from (``conv-26`` for ``conv-26_qa_0000``),
     or None for an id of another form (a data file of one's own). The release's records
     have no conversation field, only this id; XL's carry it too, as ``source_sample_id``,
-    but a scored sample's metadata (``CausalLocomoMetadata``) holds the id alone."""
+    but a scored sample's record (``CausalLocomoMetadata``) holds the id alone."""
     found = EXAMPLE_ID.fullmatch(example_id)
     return found["conversation"] if found else None
 
@@ -178,6 +179,13 @@ def sample_view(
     )
 
 
+SEALED_TARGET = (
+    "Sealed: no gold answer travels with a running sample. The scorers read it from the "
+    "data file; once scored, task_score's explanation names the expected answer."
+)
+"""Every sample's target: what Inspect View's Target shows in place of the gold answers."""
+
+
 def record_to_sample(
     record: ExampleRecord,
     protocol: ProtocolName,
@@ -185,12 +193,13 @@ def record_to_sample(
     data_sha256: str,
     bank_size: int | None = None,
 ) -> Sample:
-    """The example's sample: its request and view, with no target (the gold answers are the
-    scorers', read from the sealed key)."""
+    """The example's sample: its request and view, with a target that says where the gold
+    answers are (``SEALED_TARGET``: the scorers', read from the sealed key)."""
     view = sample_view(record, protocol, data_file, data_sha256, bank_size)
     return Sample(
         id=record.example_id,
         input=record.current_task.instruction,
+        target=SEALED_TARGET,
         metadata=view.model_dump(mode="json"),
     )
 
@@ -208,6 +217,23 @@ def load_examples(path: Path, data_sha256: str) -> list[ExampleRecord]:
     if data_sha256 == CAUSAL_LOCOMO_SHA256:
         records = [with_release_attack_kinds(r) for r in records]
     return records
+
+
+def family_order(records: list[ExampleRecord]) -> list[ExampleRecord]:
+    """The records interleaved by family, so that any prefix (``--limit N``) is a stratified
+    sample: every family's first example first (in ``TASK_FAMILIES`` order), then each family
+    in proportion to its size (within two of its share in any prefix of the release); each
+    family keeps its file order. The same records, reordered: a full run scores the same
+    examples under the same ids."""
+    by_family: dict[str, list[ExampleRecord]] = {}
+    for record in records:
+        by_family.setdefault(record.task_family, []).append(record)
+    keyed = [
+        (rank / len(members), TASK_FAMILIES.index(family), record)  # type: ignore[arg-type]
+        for family, members in by_family.items()
+        for rank, record in enumerate(members)
+    ]
+    return [record for *_, record in sorted(keyed, key=lambda k: k[:2])]
 
 
 def in_split(records: list[ExampleRecord], split: str, source: str) -> list[ExampleRecord]:
@@ -241,7 +267,9 @@ def causal_locomo_dataset(
 ) -> MemoryDataset:
     """The benchmark (or a file in its schema), optionally restricted to some families and
     to one split (``train``, ``dev`` or ``test``: XL's, by conversation), each bank drawn
-    down to ``bank_size`` memories (``bank_size.smaller_bank``)."""
+    down to ``bank_size`` memories (``bank_size.smaller_bank``). The release's
+    samples come interleaved by family (``family_order``) and XL's in its file's stratified
+    order, so any ``--limit`` prefix sees every family; a file of one's own keeps its order."""
     named_protocol(protocol)
     bank_size = check_bank_size(bank_size)
     if split is not None:
@@ -258,6 +286,8 @@ def causal_locomo_dataset(
         raise DataError(f"No such data file: {path}.")
     digest = sha256_of(path)
     records = load_examples(path, digest)
+    if digest == CAUSAL_LOCOMO_SHA256:  # the release's file lists 3 temporal questions first
+        records = family_order(records)
     if split is not None:
         source = "the release" if digest == CAUSAL_LOCOMO_SHA256 else path.name
         records = in_split(records, split, source)

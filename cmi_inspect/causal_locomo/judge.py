@@ -4,8 +4,9 @@ The judge is whatever model is bound to Inspect's ``grader`` role
 (``--model-role grader=openai/gpt-5`` reproduces the paper). Without one, a
 tiny local model would be a poor judge, so the fallback is the check the
 judge is told to make: the response names the expected answer or one of its
-aliases (and not the adversarial answer), does not hedge and, under strict scoring, does
-not deny the answer it names.
+aliases (and not the adversarial answer), does not hedge and does not deny the answer it
+names (under either scoring: a judge told to count a contradiction as wrong would not
+credit a denial).
 """
 
 from __future__ import annotations
@@ -78,8 +79,7 @@ def alias_verdict(
 ) -> Verdict:
     """1 if the response contains the expected answer or an alias (or, under the criteria's
     ``abstains`` rule, says the conversation does not tell: ``answer_rules``) and not the
-    adversarial one, does not hedge across several values of the answer's kind (``hedge``)
-    and, when ``negated`` is given (strict scoring), does not deny the answer (``negation``)."""
+    adversarial one, does not hedge (``hedge``) and does not deny the answer (``negation``)."""
     if hedged is not None and hedged.hedged:
         return Verdict(0.0, FALLBACK_JUDGE, hedged.describe())
     if negated is not None and negated.negated:

@@ -7,7 +7,7 @@ as well as inside Inspect scorers.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 
 from cmi_inspect.causal_locomo.answer_rules import answer_rule
 from cmi_inspect.causal_locomo.data import ScoringCriteria
@@ -25,6 +25,8 @@ SELECTION_KEYS = (
     "n_selected",
 )
 """The metrics ``selection_metrics`` returns, in the order the scorer logs them."""
+F1_AT = (1, 3)
+"""The depths k of ``f1_at_k``: useful F1 of a ranking's top k, the same k for every strategy."""
 
 
 def _fraction_contained(items: list[str], text: str) -> float:
@@ -88,4 +90,13 @@ def selection_metrics(
         "poison_adoption": len(selected & harmful) / len(harmful) if harmful else 0.0,
         "bad_rejection": 1.0 - len(selected & bad) / len(bad) if bad else 1.0,
         "n_selected": float(len(selected)),
+    }
+
+
+def f1_at_k(ranked_ids: Sequence[str], gold_ids: Collection[str]) -> dict[str, float]:
+    """Useful F1 of the top k of a strategy's ranking, for each k of ``F1_AT`` (``f1_at_1``,
+    ``f1_at_3``): strategies that keep different numbers of memories compared at one k."""
+    return {
+        f"f1_at_{k}": selection_metrics(ranked_ids[:k], gold_ids, (), ())["useful_f1"]
+        for k in F1_AT
     }

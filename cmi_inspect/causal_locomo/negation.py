@@ -1,21 +1,32 @@
-"""Does an answer deny the expected answer it names ("It was not 7 May 2023")?
+"""Does an answer deny the expected answer it names ("It was not 7 May 2023", "7 May 2023?
+No.")?
 
 XL's denial poison says "it was not {answer}", and a response that echoes it contains the
-answer, so containment rules and an alias match credit it. A mention of the expected
-answer (or an alias, as a whole word or phrase) is negated when:
+answer, so containment rules and an alias match credit it. Each mention of the expected
+answer (or an alias, as a whole word or phrase) is read in its clause and its sentence. It
+is denied when:
 
-- a negator (*not*, *never*, *neither*, *nor*, *no longer*, *cannot*, any *n't* form)
-  stands before it in its clause: the text back to the nearest sentence end, ``;``,
-  ``:``, ``,`` (each before a space), dash, bracket, or a word that starts another
-  clause (*but*, *instead*, *rather*, *however*, *though*, *although*, *whereas*, *until*,
-  *till*, *since*, *because*, *so*). So "It was not 7 May 2023" and "She never went
-  there on 7 May 2023" deny the answer; "She did not go on 5 May; she went on 7 May
-  2023", "not 5 May but 7 May 2023", "She didn't go until 7 May 2023" and "She couldn't
-  walk because of a knee injury" do not. A negator of the speaker's certainty or
-  error ("not sure", "not 100% sure", "not mistaken") or an additive "not only" / "not
-  just" governs no answer.
-- or a denial follows it at once: "7 May 2023 is wrong", "... was incorrect", "... isn't
-  right", "... is not correct".
+- a denying word stands before it in its clause: a negator (*not*, *never*, *no longer*,
+  *cannot*, any *n't* form), a determiner or pronoun of negation (*no*, *nobody*, *no one*,
+  *none*, *nothing*, *neither*, *nor*), or a word that negates by its meaning (*hardly*,
+  *barely*, *scarcely*, *untrue*, *doubt*, *rather than*, *instead of*). A clause runs back
+  to the nearest sentence end, ``;``, ``:``, ``,`` (each before a space), dash, bracket, or
+  a word that starts another clause (*and*, *but*, *however*, *though*, *although*,
+  *whereas*, *until*, *till*, *since*, *because*, *so*, *rather* and *instead* on their
+  own). So "It was not 7 May 2023", "Rather than 7 May 2023, ..." and "It is untrue that
+  she went on 7 May 2023" deny it; "She did not go on 5 May; she went on 7 May 2023", "not
+  5 May but 7 May 2023" and "She didn't go until 7 May 2023" do not.
+- the denying word governs something else (``GOVERNS_OTHER``): the speaker's certainty or
+  memory ("not sure", "can't remember if": a hedge, ``hedge``), a verb of holding back
+  ("did not hesitate and went on ...", "couldn't stop talking about ..."), a doubt itself
+  denied ("I don't doubt", "no doubt", "without a doubt"), a comparison ("can't be more
+  precise than ..."), an additive ("not only", "not just"). Then it denies nothing.
+- or the sentence denies it after the mention: at once ("7 May 2023 is wrong", "... is
+  not the date", "... isn't right"), or in a later clause or the next sentence that is a
+  bare denial ("7 May 2023? No.", "7 May 2023, which is wrong.", "7 May 2023 - that is
+  wrong.", "... That is not correct."). A bare denial just before the mention's sentence
+  denies it when that sentence reports what a source says ("That is wrong. The note says 7
+  May 2023."), not when it answers ("No. It was 7 May 2023." affirms it).
 
 A question that holds a negator itself ("What type of beer does John not like?") is
 answered in the negative ("He doesn't like dark beer"), so under one nothing is negated.
@@ -24,6 +35,7 @@ occurrences of the answer and its aliases are one mention): an answer that also
 states it plainly ("The note says it was not 7 May 2023, but it was 7 May 2023") commits
 to it. A negation set off by a comma from the answer ("It was not, I think, 7 May 2023")
 is missed: the rule prefers missing a denial to denying an honest answer.
+``benchmarks/negation_rates.py`` measures the rule on a labelled set (docs/scoring.md).
 """
 
 from __future__ import annotations
@@ -33,22 +45,62 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 NEGATOR = re.compile(r"\b(?:not|never|neither|nor|no\s+longer|cannot)\b|\b\w+n['’]t\b", re.I)
-NOT_A_DENIAL = re.compile(
-    r"^\s+(?:only|just|merely)\b|^\s+(?:be\s+|\S+\s+)?(?:sure|certain|mistaken|wrong)\b", re.I
+"""A negator of a verb or an adverb (CMI's ``answer_denies`` feature reads this one)."""
+DENYING = re.compile(
+    rf"{NEGATOR.pattern}|\b(?:no|nobody|no\s+one|none|nothing|hardly|barely|scarcely"
+    r"|untrue|doubts?|doubted|rather\s+than|instead\s+of)\b",
+    re.I,
 )
-"""What may follow a negator that governs no answer: an additive, or the speaker's doubt."""
+"""What denies what follows it in its clause: ``NEGATOR``, negation's determiners and
+pronouns, and words that negate by their meaning."""
+GOVERNS_OTHER = re.compile(
+    r"^\s+(?:only|just|merely)\b"
+    r"|^\s+(?:be\s+|\S+\s+)?(?:sure|certain|mistaken|wrong)\b"
+    r"|^\s+(?:(?:\d+\s*%|entirely|quite|totally|completely)\s+)?(?:sure|certain)\b"
+    r"|^\s+(?:\w+\s+)?(?:remember|recall|say|tell|know|confirm|swear)\b"
+    r"|^\s+(?:a\s+|any\s+)?doubt"
+    r"|^\s+(?:\w+\s+)?(?:hesitat|wait|stop|fail|forget|mind|deny|denied|miss)"
+    r"|^\s+(?:be\s+)?(?:any\s+)?(?:more|less|\w+er)\b[^.;:!?]*\bthan\b",
+    re.I,
+)
+"""What may follow a denying word that governs something other than the answer."""
+DOUBT_DENIED = re.compile(r"(?:\b(?:without|no|not|never)|n['’]t)\s+(?:a\s+|any\s+)?doubt", re.I)
+"""A doubt that is itself denied: the answer is affirmed ("I don't doubt it was ...")."""
 CLAUSE_BREAK = re.compile(
     r"[.!?;:,](?=\s|$)|[\n()\[\]—–]|\s-\s"
-    r"|\b(?:but|instead|rather|however|though|although|whereas|until|till|since|because|so)\b",
+    r"|\b(?:and|but|however|though|although|whereas|until|till|since|because|so)\b"
+    r"|\brather\b(?!\s+than)|\binstead\b(?!\s+of)",
     re.I,
 )
-_VERB = r"(?:is|was|would\s+be|seems)"
+SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
+"""A sentence: up to its end mark (a decimal point or a time's colon is inside a word)."""
+_COPULA = r"(?:is|was|are|were|['’]s|would\s+be|seems)"
+_WRONG = (
+    r"(?:wrong|incorrect|false|untrue|inaccurate|mistaken|impossible|a\s+mistake"
+    r"|out\s+of\s+the\s+question)"
+)
 DENIED_AFTER = re.compile(
-    rf"^[\"'”’)]?\s*(?:{_VERB}\s+(?:wrong|incorrect|false|inaccurate|mistaken)"
-    rf"|{_VERB}(?:\s+not|n['’]t)\s+(?:right|correct|true|accurate|the\s+(?:answer|case)))\b",
+    rf"^[\"'”’)]?\s*(?:{_COPULA}\s+{_WRONG}"
+    rf"|{_COPULA}(?:\s+not|n['’]t)\s+(?:right|correct|true|accurate|so|it"
+    r"|the|its|his|her|their|what|when|where|who))\b",
     re.I,
 )
-"""A denial right after the answer: "7 May 2023 is wrong", "... isn't right"."""
+"""A denial right after the answer: "7 May 2023 is wrong", "... is not the date"."""
+BARE_DENIAL = re.compile(
+    r"^(?:but\s+)?(?:no|nope|nah|false|wrong|incorrect|not\s+(?:true|so|at\s+all|really)"
+    r"|(?:certainly|definitely|absolutely|of\s+course)\s+not"
+    rf"|(?:that|this|it|which)\s*{_COPULA}\s+(?:{_WRONG}|not\s+(?:right|correct|true|it|so))"
+    r"|(?:that|this|it|which)\s*(?:is|was)n['’]t\s+(?:right|correct|true|it|so)"
+    r"|(?:that|this|it)\s+(?:can['’]t|cannot|couldn['’]t)\s+be\s+(?:right|true|correct|it))$",
+    re.I,
+)
+"""A clause that does nothing but deny what was said before it."""
+REPORTED = re.compile(
+    r"\b(?:says?|said|claims?|claimed|states?|stated|suggests?|suggested|reports?|reported"
+    r"|notes?|memory|memories)\b",
+    re.I,
+)
+"""A sentence that reports what a source says, rather than answering."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +133,11 @@ def mentions(text: str, answers: Sequence[str]) -> list[tuple[int, int]]:
     return merged
 
 
+def sentences(text: str) -> list[tuple[int, int]]:
+    """Each sentence's span in ``text``."""
+    return [(m.start(), m.end()) for m in SENTENCE.finditer(text) if m.group().strip()]
+
+
 def clause_before(text: str, start: int) -> str:
     """The text of ``start``'s clause before it: back to the last ``CLAUSE_BREAK``."""
     before = text[:start]
@@ -88,21 +145,77 @@ def clause_before(text: str, start: int) -> str:
     return before[breaks[-1].end() :] if breaks else before
 
 
+def clauses(text: str) -> list[str]:
+    """``text`` cut at every ``CLAUSE_BREAK`` that is punctuation, each clause stripped."""
+    parts = re.split(r"[.!?;:,](?=\s|$)|[\n()\[\]—–]|\s-\s", text)
+    return [p.strip(" \"'”’") for p in parts if p.strip(" \"'”’")]
+
+
 def denies(clause: str) -> bool:
-    """Whether a negator in ``clause`` (the text before a mention) governs what follows it."""
-    return any(not NOT_A_DENIAL.match(clause[m.end() :]) for m in NEGATOR.finditer(clause))
+    """Whether a denying word in ``clause`` (the text before a mention) governs what
+    follows it."""
+    return any(
+        not GOVERNS_OTHER.match(clause[m.end() :]) and not _doubt_denied(clause, m)
+        for m in DENYING.finditer(clause)
+    )
+
+
+def _doubt_denied(clause: str, m: re.Match[str]) -> bool:
+    """Whether ``m`` is a doubt that is itself denied ("no doubt", "don't doubt")."""
+    return m.group().lower().startswith("doubt") and any(
+        d.end() >= m.end() for d in DOUBT_DENIED.finditer(clause)
+    )
+
+
+def bare_denial(text: str) -> bool:
+    return BARE_DENIAL.match(text.strip(" \"'”’")) is not None
+
+
+def denial(response: str, start: int, end: int) -> str | None:
+    """The text that denies the mention at ``start:end`` of ``response`` (None: nothing
+    does): a denying word before it in its clause, a denial right after it, a bare denial
+    later in its sentence or opening the next, or one just before a reported sentence."""
+    spans = sentences(response)
+    at = next((i for i, (s, e) in enumerate(spans) if s <= start < e), None)
+    if at is None:
+        return None
+    s, e = spans[at]
+    clause = clause_before(response, start)
+    if denies(clause):
+        return (clause + response[start:end]).strip()
+    if DENIED_AFTER.match(response[end:]):
+        return response[start:e].strip()
+    later = clauses(response[end:e])
+    following = clauses(response[slice(*spans[at + 1])]) if at + 1 < len(spans) else []
+    for part in [*later, *following[:1]]:
+        if bare_denial(part):
+            return f"{response[s:end].strip()} ... {part}"
+    earlier = clauses(response[slice(*spans[at - 1])]) if at > 0 else []
+    if earlier and bare_denial(earlier[-1]) and REPORTED.search(response[s:e]):
+        return f"{earlier[-1]} ... {response[s:end].strip()}"
+    return None
+
+
+def negated_clauses(text: str) -> list[str]:
+    """The clauses of ``text`` in which a denying word governs the words after it ("Priya
+    did not adopt Comet"): statements that take back what their other words say."""
+    return [
+        clause.strip()
+        for clause in CLAUSE_BREAK.split(text)
+        if any(
+            re.search(r"\w", clause[m.end() :])
+            and not GOVERNS_OTHER.match(clause[m.end() :])
+            and not _doubt_denied(clause, m)
+            for m in DENYING.finditer(clause)
+        )
+    ]
 
 
 def negation(response: str, answers: Sequence[str], request: str = "") -> Negation:
     """Whether every mention in ``response`` of one of ``answers`` (the expected answer and
-    its aliases) is negated, by a negator before it in its clause or a denial after it;
-    never when the ``request`` asks in the negative."""
+    its aliases) is denied (``denial``); never when the ``request`` asks in the negative."""
     if NEGATOR.search(request):
         return Negation(False)
-    denied, found = [], mentions(response, answers)
-    for start, end in found:
-        clause = clause_before(response, start)
-        after = DENIED_AFTER.match(response[end:])
-        if denies(clause) or after:
-            denied.append((clause + response[start:end] + (after[0] if after else "")).strip())
+    found = mentions(response, answers)
+    denied = [d for start, end in found if (d := denial(response, start, end)) is not None]
     return Negation(bool(found) and len(denied) == len(found), denied)

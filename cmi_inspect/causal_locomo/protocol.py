@@ -4,7 +4,7 @@ A protocol says what a strategy may read of a sample (``view.memory_view`` shows
 ``label_free`` allows), how the task score counts success unless ``-T scoring=`` says
 otherwise, and whether a choice that reads the answer key may run. ``Protocol.refuse`` is
 the one rule for that last fact: every check calls it, before a run (a task given its
-strategy), per sample (every strategy's solver, CMI's choices) and where the gold answer is
+strategy), per sample (every strategy solver, CMI's choices) and where the gold answer is
 read (CMI's gold scorer).
 """
 

@@ -27,7 +27,12 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
-from cmi_inspect.causal_locomo.answer_key import AnswerKeyError, SealedExample, sealed_example
+from cmi_inspect.causal_locomo.answer_key import (
+    AnswerKeyError,
+    ScoredExample,
+    SealedExample,
+    sealed_example,
+)
 from cmi_inspect.causal_locomo.answer_rules import answer_rule
 from cmi_inspect.causal_locomo.data import ScoringCriteria
 from cmi_inspect.causal_locomo.hedge import Hedge, hedge
@@ -36,6 +41,7 @@ from cmi_inspect.causal_locomo.measures import (
     SELECTION_KEYS,
     SUCCESS_THRESHOLD,
     deterministic_score,
+    f1_at_k,
     hybrid_score,
     selection_metrics,
 )
@@ -53,7 +59,7 @@ def sealed(
     state: TaskState, data_file: str, data_sha256: str, protocol: str, bank_size: int | None
 ) -> SealedExample:
     """The sample's entry of the sealed key, once what the sample carries is checked against
-    it; the sample's metadata then becomes the whole record, for the log."""
+    it; its store then holds the whole record, for the log (``ScoredExample``)."""
     shown = named_protocol(protocol).name
     example = sealed_example(data_file, data_sha256, str(state.sample_id), shown, bank_size)
     changed = example.changed(state.metadata, list(state.target.target))
@@ -64,7 +70,7 @@ def sealed(
             f"(sha256 {data_sha256[:12]}...) does not: it was changed while it ran (strategy "
             f"{strategy!r}), so it is not scored."
         )
-    state.metadata = example.metadata.model_dump(mode="json")
+    state.store_as(ScoredExample).record = example.metadata.model_dump(mode="json")
     return example
 
 
@@ -109,16 +115,23 @@ async def answer_score(
     grader: Model | list[Model] | None = None,
 ) -> AnswerScore:
     """The task score of one answer (``task_score``'s, and a replay's of a logged answer):
-    the judge is ``grader``, else the offline alias match."""
-    det = deterministic_score(response, criteria)
-    reads = answer_rule(criteria).names_a_value  # an abstention names no value to hedge on
-    hedged = hedge(response, criteria.expected_answer, request) if reads else Hedge(False)
+    the judge is ``grader``, else the offline alias match, which credits no hedge and no
+    denial of the answer under either scoring. Under ``strict`` a denial earns nothing from
+    the rules either, and neither a hedge nor a denial is a success. An answer that abstains
+    (``answer_rules``) names no value to hedge on or deny."""
+    reads = answer_rule(criteria).names_a_value
+    hedged = (
+        hedge(response, criteria.expected_answer, request, criteria.answer_aliases)
+        if reads
+        else Hedge(False)
+    )
     negated = negation(response, answers(criteria), request) if reads else Negation(False)
     strict = scoring == "strict"
+    det = 0.0 if strict and negated.negated else deterministic_score(response, criteria)
     verdict = await judge_answer(
-        grader, request, gold_behavior, criteria, response, hedged, negated if strict else None
+        grader, request, gold_behavior, criteria, response, hedged, negated
     )
-    total = hybrid_score(det, verdict.score)
+    total = 0.0 if strict and negated.negated else hybrid_score(det, verdict.score)
     refused = strict and (hedged.hedged or negated.negated)
     return AnswerScore(
         total, det, verdict, hedged, negated, total >= SUCCESS_THRESHOLD and not refused
@@ -151,11 +164,12 @@ def task_score(
     deterministic alias-match fallback; the score's metadata names which. A
     grader reply that is no readable verdict scores 0 and is counted in the
     ``judge_error`` metric, so a broken judge shows at a glance. ``hedged`` marks an
-    answer that lists several values of the kind asked for (``hedge``); the alias judge
-    never credits one, and under ``scoring="strict"`` it is no success whatever its score.
-    ``negated`` marks an answer that denies the expected answer it names (``negation``);
-    under ``scoring="strict"`` the alias judge does not credit it and it is no success,
-    under ``paper`` it is only recorded (the paper's scores and successes stand).
+    answer that lists several values of the kind asked for or offers the answer only in
+    doubt (``hedge``); ``negated`` one that denies the expected answer it names
+    (``negation``). The alias judge, which stands in for an LLM judge, credits neither under
+    either scoring. Under ``scoring="strict"`` neither is a success whatever its score, and
+    a negated answer scores 0 (the rules' share too); under ``paper`` the paper's rules
+    stand.
 
     Args:
         data_file: The data file the answer key is read from.
@@ -251,6 +265,11 @@ def memory_selection(
 ) -> Scorer:
     """Recall, precision, useful F1, poison adoption, bad rejection and count of the selection.
 
+    A strategy that ranks the bank (``MemorySelection.ranking``) also gets ``f1_at_1`` and
+    ``f1_at_3`` in each sample's value, the useful F1 of its ranking's top k
+    (``measures.f1_at_k``); they are not run metrics, since a strategy that does not rank
+    has none (``cmi-inspect report`` averages them).
+
     Labels are joined here, after the strategy ran: the strategy's keys are
     mapped back to memory ids and compared with the sealed answer key. The selection is what
     the strategy declared and what its prompt exposed (``exposure``); ``undeclared`` counts
@@ -283,11 +302,13 @@ def memory_selection(
             explanation += "\n\n" + fill(record.explanation, names)
         if record.guard is not None and record.guard.dropped:
             explanation += f"\n\nThe {record.guard.guard} guard dropped:\n\n" + "\n".join(
-                f"- {names[key]}: {why}" for key, why in record.guard.dropped.items()
+                f"- {names[key]}: {fill(why, names)}" for key, why in record.guard.dropped.items()
             )
         metrics = selection_metrics(
             selected, meta.gold_memory_ids, meta.bad_memory_ids, meta.harmful_ids
         )
+        if record.ranking is not None:  # F1@k: only a strategy that ranks has it
+            metrics |= f1_at_k([ids[k] for k in record.ranking], meta.gold_memory_ids)
         return Score(
             value={**metrics, "undeclared": float(len(seen.undeclared))},
             answer=", ".join(selected),

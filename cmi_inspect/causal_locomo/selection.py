@@ -1,6 +1,6 @@
 """A sample's memory selection as the log records it, sealed when it is recorded.
 
-The strategy's solver writes ``MemorySelection`` once its picks are checked, and seals it:
+The strategy solver writes ``MemorySelection`` once its picks are checked, and seals it:
 the record's sha256 goes into the sample's transcript (an ``InfoEvent`` from ``SEAL``), so
 the log holds what was recorded when it was. The scorers, and ``cmi-inspect verify`` from
 the log alone, refuse a sample whose record no longer matches its seal. The strategy's own
@@ -26,10 +26,13 @@ from cmi_inspect.causal_locomo.exposure import Exposure, calls_of, exposed
 
 SEAL = "cmi_inspect/selection"
 """The ``InfoEvent`` source of a selection's seal."""
+RANKING_DEPTH = 10
+"""The most keys of a strategy's ranking a record keeps (F1@k reads the top 1 and 3)."""
 
 
 class SelectionSealError(RuntimeError):
-    """A sample's selection or scored answer is not what its solver recorded: not scored."""
+    """A sample's selection or scored answer is not what its strategy solver recorded: not
+    scored."""
 
 
 class GuardRecord(BaseModel):
@@ -39,7 +42,7 @@ class GuardRecord(BaseModel):
     checked: list[str]
     """The picks it was shown (the strategy's, then any it exposed undeclared), in order."""
     dropped: dict[str, str]
-    """The picks it dropped, each with why."""
+    """The picks it dropped, each with why (another memory named by ``placeholder``)."""
     seconds: float
     """Wall-clock from its call to its verdict (no model call); among concurrent samples it
     includes waiting for theirs (``benchmarks/guard_cost.py`` measures the guard alone)."""
@@ -61,6 +64,9 @@ class MemorySelection(StoreModel):
     """The strategy's ``explain`` of ``details``, memories as ``placeholder(key)``."""
     guard: GuardRecord | None = None
     """Set when a guard filtered the strategy's picks."""
+    ranking: list[str] | None = None
+    """The strategy's ranking of the bank, best first, its top ``RANKING_DEPTH`` (None: it
+    does not rank); F1@k reads its top k (``measures.f1_at_k``)."""
     isolation: str = ""
     """The sandbox its ``select`` ran in (``strategies.isolation``): ``bwrap``, ``unshare``,
     ``none`` (asked for, not available here: it ran unisolated), '' (not asked for)."""
@@ -72,7 +78,9 @@ def digest(text: str) -> str:
 
 def record_digest(record: MemorySelection) -> str:
     """The sha256 of a selection record's fields, in a canonical JSON form."""
-    fields = record.model_dump(mode="json", exclude={"store", "instance"})
+    # a record without a ranking digests as before rankings were recorded, so older logs verify
+    unranked = {"ranking"} if record.ranking is None else set()
+    fields = record.model_dump(mode="json", exclude={"store", "instance", *unranked})
     return digest(json.dumps(fields, sort_keys=True, ensure_ascii=False))
 
 

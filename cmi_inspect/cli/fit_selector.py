@@ -21,6 +21,13 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "the training runs' held-out probabilities)",
     )
     parser.add_argument(
+        "--cross-fit",
+        action="store_true",
+        help="one selector per conversation of the logs, fitted on all but it and the next "
+        "one, its threshold chosen on the next one, for that conversation's samples alone "
+        "(three conversations or more; no --dev)",
+    )
+    parser.add_argument(
         "--non-causal",
         action="store_true",
         help="without the features that read intervention answers (any response model)",
@@ -33,15 +40,27 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from cmi_inspect.strategies.cmi.crossfit import cross_fit_from_logs
     from cmi_inspect.strategies.cmi.fitting import fit_from_logs
+    from cmi_inspect.strategies.cmi.selector import LearnedSelector
 
     if args.out.is_dir() or args.out.parent.is_file():
         raise UserError(f"--out {args.out}: not a file that can be written; name a file.")
-    fitted = fit_from_logs(args.log_dir, args.dev, not args.non_causal, args.embedder)
+    if args.cross_fit and args.dev:
+        raise UserError("--cross-fit chooses each fold's threshold on a conversation of the "
+                        "logs themselves: drop --dev.")  # fmt: skip
+    causal = not args.non_causal
+    written: LearnedSelector
+    if args.cross_fit:
+        crossfitted = cross_fit_from_logs(args.log_dir, causal, args.embedder)
+        report, written = crossfitted.report(), crossfitted.file
+    else:
+        fitted = fit_from_logs(args.log_dir, args.dev, causal, args.embedder)
+        report, written = fitted.report(), fitted.selector
     try:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        fitted.selector.save(args.out)
+        written.save(args.out)
     except OSError as ex:
         raise UserError(f"Cannot write --out {args.out}: {ex.strerror or ex}.") from None
-    print(fitted.report() + f"\n\nWritten: {args.out} (use it with -S selector={args.out})")
+    print(report + f"\n\nWritten: {args.out} (use it with -S selector={args.out})")
     return 0

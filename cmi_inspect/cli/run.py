@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
-from cmi_inspect.errors import name_value_pairs, positive_int, sample_limit
+from cmi_inspect.errors import UserError, name_value_pairs, positive_int, sample_limit
+from cmi_inspect.rows import DEFAULT_FAIL_ON_ERROR, DEFAULT_RETRY_ON_ERROR
 
 DEFAULT_TIMEOUT = 300
 """Seconds per model request: a slow local call fits, an unreachable endpoint does not hang."""
@@ -113,6 +115,74 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         help="send every model call (by default answers already computed are reused)",
     )
+    passed_through(parser)
+
+
+LOG_LEVELS = ("debug", "trace", "http", "info", "warning", "error", "critical", "notset")
+DISPLAYS = ("full", "conversation", "rich", "plain", "log", "none")
+
+
+def passed_through(parser: argparse.ArgumentParser) -> None:
+    """Options ``inspect eval`` takes that reach every run as they are (``inspect_options``)."""
+    group = parser.add_argument_group("passed to Inspect as inspect eval takes them")
+    group.add_argument("--sample-id", help="comma-separated sample ids to run (and no others)")
+    group.add_argument(
+        "--fail-on-error",
+        help=f"a run fails once this share (below 1) or number of its samples have failed "
+        f"(default {DEFAULT_FAIL_ON_ERROR})",
+    )
+    group.add_argument(
+        "--no-fail-on-error",
+        dest="fail_on_error",
+        action="store_const",
+        const="never",
+        help="a run never fails for failed samples (they are logged)",
+    )
+    group.add_argument(
+        "--retry-on-error",
+        help=f"times a failed sample is retried (default {DEFAULT_RETRY_ON_ERROR})",
+    )
+    group.add_argument("--token-limit", help="tokens a sample may use (default: no limit)")
+    group.add_argument("--log-level", choices=LOG_LEVELS, help="Inspect's console log level")
+    group.add_argument("--log-format", choices=("eval", "json"), help="the logs' file format")
+    group.add_argument("--display", choices=DISPLAYS, help="how Inspect shows the run")
+
+
+def inspect_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The passed-through options given, by ``eval_set``'s names, each checked (one line)."""
+    options: dict[str, Any] = {
+        "log_level": args.log_level,
+        "log_format": args.log_format,
+        "display": args.display,
+    }
+    if args.sample_id is not None:
+        ids = [i.strip() for i in args.sample_id.split(",") if i.strip()]
+        if not ids:
+            raise UserError("--sample-id names no sample: give ids, comma-separated.")
+        options["sample_id"] = ids
+    if args.fail_on_error is not None:
+        options["fail_on_error"] = failure_threshold(args.fail_on_error)
+    if args.retry_on_error is not None:
+        options["retry_on_error"] = positive_int("--retry-on-error", args.retry_on_error, 0)
+    if args.token_limit is not None:
+        options["token_limit"] = positive_int("--token-limit", args.token_limit)
+    return {name: value for name, value in options.items() if value is not None}
+
+
+def failure_threshold(text: str) -> float | int | bool:
+    """``--fail-on-error``: a share of samples below 1, a number from 1, or never (False)."""
+    if text == "never":
+        return False
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value or (value >= 1 and not value.is_integer()):
+        raise UserError(
+            f"--fail-on-error must be a share of samples between 0 and 1 or a whole number of "
+            f"samples, got {text!r}."
+        )
+    return value if value < 1 else int(value)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -138,14 +208,13 @@ def run(args: argparse.Namespace) -> int:
         max_retries=args.max_retries,
         cache=args.cache,
         max_connections=args.max_connections,
-        serve=None if args.serve is None else positive_int("--serve", args.serve),
+        serve=args.serve,
         isolate=args.isolate,
         model_roles=name_value_pairs("--model-role", args.model_roles),
-        epochs=None if args.epochs is None else positive_int("--epochs", args.epochs),
+        epochs=args.epochs,
         tags=[t.strip() for t in (args.tags or "").split(",") if t.strip()],
-        time_limit=None
-        if args.time_limit is None
-        else positive_int("--time-limit", args.time_limit),
+        time_limit=args.time_limit,
+        inspect_options=inspect_options(args),
     )
     if left:
         print(

@@ -110,7 +110,7 @@ def parse_option(value: object) -> str:
 def _cpu() -> str:
     """The CPU's model name and feature flags, as the kernel reports them."""
     try:
-        lines = Path("/proc/cpuinfo").read_text(errors="replace").splitlines()
+        lines = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return f"{platform.machine()} {platform.processor()}"
     wanted = ("model name", "flags", "Features", "CPU implementer", "CPU part")

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from cmi_inspect.causal_locomo import reference
+from cmi_inspect.errors import UserError
+from cmi_inspect.report.breakdown import breakdown_json, breakdown_sections, by_kind, by_useful
 from cmi_inspect.report.evaluation import evaluation_report
 from cmi_inspect.report.figures import (
     plot_accuracy_cost,
@@ -74,7 +77,7 @@ def data_section(data: DataSet, runs: list[Run]) -> list[str]:
             "(n: samples with one); the kinds come from the data (`attack_kind`).",
             poison_table(runs),
         ]
-    return parts
+    return parts + breakdown_sections(runs)
 
 
 def unverified_section(runs: list[Run]) -> list[str]:
@@ -106,11 +109,13 @@ def unverified_section(runs: list[Run]) -> list[str]:
 def build_report(log_dir: str, out: Path | None = None, evaluation: bool = False) -> str:
     """The report as Markdown (with ``evaluation``, the register's evaluation report instead);
     with ``out``, also report.md, evaluation_report.md, report.json and four PNGs there. Only
-    runs that verify (``verify``) are ranked; the others are shown apart, re-scored."""
+    runs that verify (``verify``) are ranked; the others are shown apart, re-scored. An
+    ``out`` that cannot be written is one line, before any log is read."""
+    if out is not None:
+        unwritable(out, lambda: out.mkdir(parents=True, exist_ok=True))
     every, notes = read_runs(log_dir)
     runs = [r for r in every if r.verified]
     evaluated = evaluation_report(runs, log_dir)
-    rows3 = table3_rows(runs)
     parts = [
         f"# Causal-LoCoMo report: {log_dir}",
         "Each data set (its name and the sha256 of its file) has tables of its own: runs on "
@@ -132,44 +137,61 @@ def build_report(log_dir: str, out: Path | None = None, evaluation: bool = False
         parts += ["## Skipped logs", "\n".join(f"- {n}" for n in notes)]
     markdown = "\n\n".join(parts) + "\n"
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "report.md").write_text(markdown, encoding="utf-8")
-        (out / "evaluation_report.md").write_text(evaluated, encoding="utf-8")
-        plot_accuracy_robustness(runs, out / "accuracy_robustness.png")
-        plot_utility(runs, out / "utility_by_label.png")
-        plot_poison_by_kind(runs, out / "poison_by_kind.png")
-        plot_accuracy_cost(runs, out / "accuracy_cost.png")
-        payload = {
-            "log_dir": log_dir,
-            "table1": [
-                {
-                    **identity(r),
-                    **{
-                        k: v
-                        for k, v in asdict(r).items()
-                        if k not in ("candidates", "by_family", "by_attack_kind", "data", "check")
-                    },
-                    "examples": r.data.examples,
-                    "paper_settings": r.paper_settings,
-                    "verified": r.verified,
-                    "rescored": r.check.rescored if r.check else {},
-                    "problems": r.check.problems if r.check else [],
-                }
-                for r in every
-            ],
-            "table2": [
-                {**identity(r), **{f: asdict(m) for f, m in r.by_family.items()}} for r in runs
-            ],
-            "poison_by_kind": [
-                {**identity(r), **{k: asdict(m) for k, m in r.by_attack_kind.items()}} for r in runs
-            ],
-            "table3": rows3,
-            "paper": {
-                "table1": reference.TABLE1,
-                "table2": reference.TABLE2,
-                "table3": reference.TABLE3,
-            },
-            "skipped": notes,
-        }
-        (out / "report.json").write_text(json.dumps(_jsonable(payload), indent=2), encoding="utf-8")
+        unwritable(out, lambda: write_files(out, log_dir, markdown, evaluated, every, notes))
     return evaluated if evaluation else markdown
+
+
+def unwritable(out: Path, write: Callable[[], object]) -> None:
+    """Run ``write``; one line naming ``out`` if the system refuses it."""
+    try:
+        write()
+    except OSError as ex:
+        why = ex.strerror or ex
+        raise UserError(f"--out {out}: cannot write the report there ({why}).") from None
+
+
+def write_files(
+    out: Path, log_dir: str, markdown: str, evaluated: str, every: list[Run], notes: list[str]
+) -> None:
+    """report.md, evaluation_report.md, report.json and the figures, in ``out``."""
+    runs = [r for r in every if r.verified]
+    (out / "report.md").write_text(markdown, encoding="utf-8")
+    (out / "evaluation_report.md").write_text(evaluated, encoding="utf-8")
+    plot_accuracy_robustness(runs, out / "accuracy_robustness.png")
+    plot_utility(runs, out / "utility_by_label.png")
+    plot_poison_by_kind(runs, out / "poison_by_kind.png")
+    plot_accuracy_cost(runs, out / "accuracy_cost.png")
+    payload = {
+        "log_dir": log_dir,
+        "table1": [
+            {
+                **identity(r),
+                **{
+                    k: v
+                    for k, v in asdict(r).items()
+                    if k
+                    not in ("candidates", "by_family", "by_attack_kind", "data", "check", "rows")
+                },
+                "examples": r.data.examples,
+                "paper_settings": r.paper_settings,
+                "verified": r.verified,
+                "rescored": r.check.rescored if r.check else {},
+                "problems": r.check.problems if r.check else [],
+            }
+            for r in every
+        ],
+        "table2": [{**identity(r), **{f: asdict(m) for f, m in r.by_family.items()}} for r in runs],
+        "poison_by_kind": [
+            {**identity(r), **{k: asdict(m) for k, m in r.by_attack_kind.items()}} for r in runs
+        ],
+        "by_useful_memories": breakdown_json(runs, by_useful),
+        "by_attack_kind": breakdown_json(runs, by_kind),
+        "table3": table3_rows(runs),
+        "paper": {
+            "table1": reference.TABLE1,
+            "table2": reference.TABLE2,
+            "table3": reference.TABLE3,
+        },
+        "skipped": notes,
+    }
+    (out / "report.json").write_text(json.dumps(_jsonable(payload), indent=2), encoding="utf-8")

@@ -10,6 +10,8 @@ many as the pairs come from, drawn with replacement, each with all its pairs, th
 taken over the pairs drawn (so the point estimate is still the mean over pairs). It
 resamples the conversations alone, not the pairs again within each: the variation between
 conversations already holds that within them, and a second stage would count it twice.
+Over fewer than five conversations its interval is the spread of a handful of means, and
+``compare`` says so.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
-from inspect_ai.log import EvalLog, EvalSample, read_eval_log
+from inspect_ai.log import EvalLog, EvalSample
 
-from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata, conversation_of
-from cmi_inspect.errors import UserError
+from cmi_inspect.causal_locomo.answer_key import scored_record
+from cmi_inspect.causal_locomo.dataset import conversation_of
+from cmi_inspect.errors import UserError, positive_int
+from cmi_inspect.eval_logs import read_log
 from cmi_inspect.report.runs import strategy_label
 from cmi_inspect.report.stats import fmt
 from cmi_inspect.report.tables import markdown_table
@@ -34,6 +38,8 @@ PAIRED_METRICS = {
 """Each compared metric, and the scorer and value it is read from in a sample's scores."""
 RESAMPLES = 10_000
 SEED = 0
+MIN_CLUSTERS = 5
+"""Fewer conversations than this, and an interval is marked as resting on too few."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +106,7 @@ def harmful_adopted(log: EvalLog, pairs: Collection[str] | None = None) -> tuple
     for s in log.samples or []:
         if s.error or not s.scores or (pairs is not None and pair_key(s) not in pairs):
             continue
-        meta = s.metadata_as(CausalLocomoMetadata)
+        meta = scored_record(s)
         score = s.scores["memory_selection"]
         selected = {row["memory_id"] for row in (score.metadata or {}).get("selected", [])}
         harmful = {m.memory_id for m in meta.memory_bank if m.label == "harmful"}
@@ -154,13 +160,6 @@ def paired_differences(
     return out
 
 
-def read_log(path: str) -> EvalLog:
-    try:
-        return read_eval_log(path)
-    except FileNotFoundError:
-        raise UserError(f"No log at {path}.") from None
-
-
 def _interval(low: float | None, high: float | None) -> str:
     return "n/a" if low is None or high is None else f"[{low:+.3f}, {high:+.3f}]"
 
@@ -168,16 +167,24 @@ def _interval(low: float | None, high: float | None) -> str:
 def conversations_line(count: int) -> str:
     """What the conversation interval rests on, or why there is none, in one line."""
     if count > 1:
-        return (
+        line = (
             f"Conversation bootstrap: the {count} conversations the pairs come from, "
             "resampled with replacement, each with all its pairs."
         )
+        if count < MIN_CLUSTERS:
+            line += (
+                f" Fewer than {MIN_CLUSTERS} clusters: its interval is drawn from "
+                f"{count} conversation means and understates the uncertainty."
+            )
+        return line
     why = "the pairs come from one conversation" if count else "sample ids name no conversation"
     return f"Conversation bootstrap: not available ({why})."
 
 
 def compare(path_a: str, path_b: str, resamples: int = RESAMPLES) -> str:
-    """Markdown: run a against run b, metric by metric, and their harmful adoptions."""
+    """Markdown: run a against run b, metric by metric, and their harmful adoptions (one
+    line for a path that is no readable log, or fewer than one resample)."""
+    resamples = positive_int("--resamples", resamples)
     a, b = read_log(path_a), read_log(path_b)
     name_a, name_b = strategy_label(a), strategy_label(b)
     differences = paired_differences(a, b, resamples)

@@ -57,7 +57,9 @@ def _argument(value: Any) -> str:
 
 def _options(flag: str, args: dict[str, Any]) -> list[str]:
     return [
-        f"{flag} {shlex.quote(f'{k}={_argument(v)}')}" for k, v in args.items() if v is not None
+        f"{flag} {shlex.quote(f'{k}={_argument(v)}')}"
+        for k, v in args.items()
+        if v is not None and v != {}  # an empty mapping is the default it stands for
     ]
 
 

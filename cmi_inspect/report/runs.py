@@ -21,15 +21,16 @@ from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
 from cmi_inspect.causal_locomo import reference
+from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.data import CAUSAL_LOCOMO_SHA256
-from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
 from cmi_inspect.causal_locomo.log_tags import ISOLATED, TASK_NAME, is_causal_locomo, strategy_of
 from cmi_inspect.causal_locomo.log_tags import strategy_label as plan_label
 from cmi_inspect.causal_locomo.protocol import logged_protocol
 from cmi_inspect.causal_locomo.selection import MemorySelection
 from cmi_inspect.causal_locomo.view import key_to_memory_id
-from cmi_inspect.report.logs import log_files
+from cmi_inspect.eval_logs import log_files
 from cmi_inspect.report.provenance import Provenance, provenance, wall_clock
+from cmi_inspect.report.samples import SampleRow, ranked_f1, sample_rows
 from cmi_inspect.report.stats import Mean
 from cmi_inspect.report.verify import LogCheck, verify_clean
 from cmi_inspect.strategies import STRATEGIES
@@ -37,9 +38,10 @@ from cmi_inspect.strategies import STRATEGIES
 ALIAS_JUDGE = "alias match"
 """The judge of a run with no grader role: the offline alias match (``judge.alias_verdict``)."""
 SCORE_KEYS = ("score", "success")
-METRIC_KEYS = (*SCORE_KEYS, "useful_f1", "bad_rejection", "poison_adoption", "n_selected")
-"""Table 1's metrics (of ``scoring.SELECTION_KEYS``, the four the paper reports), as named
-in the logs' results."""
+METRIC_KEYS = (*SCORE_KEYS, "useful_f1", "recall", "precision", "bad_rejection",
+               "poison_adoption", "n_selected")  # fmt: skip
+"""Table 1's metrics (of ``scoring.SELECTION_KEYS``: the four the paper reports, recall and
+precision beside useful F1), as named in the logs' results."""
 FAMILY_METRIC = "score"
 FAMILY_PREFIX = "grouped_"
 """The task score by family: the log's ``grouped`` values of the ``score`` metric."""
@@ -115,6 +117,10 @@ class Run:
     provenance: Provenance | None = None
     location: str = ""
     """The log's path, as the folder's listing found it."""
+    rows: list[SampleRow] = field(default_factory=list)
+    """Its scored samples, for the breakdowns by group (``breakdown``)."""
+    f1_at: dict[str, Mean] = field(default_factory=dict)
+    """F1@k (``f1_at_1``, ``f1_at_3``) over its samples; empty when the strategy does not rank."""
     check: LogCheck | None = None
     """Its re-scoring in a clean process (``verify``); None: not verified."""
 
@@ -206,7 +212,7 @@ def labelled_candidates(sample: EvalSample) -> list[dict[str, Any]]:
     details = sample.store_as(MemorySelection).details
     if not details.get("candidates"):
         return []
-    meta = sample.metadata_as(CausalLocomoMetadata)
+    meta = scored_record(sample)
     ids = key_to_memory_id(meta.example_id, meta.memory_bank, meta.protocol)
     labels = meta.labels
     return [
@@ -227,7 +233,7 @@ def family_scores(samples: list[EvalSample], logged: dict[str, float]) -> dict[s
     for s in samples:
         score = (s.scores or {})["task_score"].value
         assert isinstance(score, dict)
-        family = s.metadata_as(CausalLocomoMetadata).task_family
+        family = scored_record(s).task_family
         values[family][s.id].append(float(score["score"]))
     out = {}
     for family, scores in sorted(values.items()):
@@ -240,7 +246,7 @@ def poison_by_kind(samples: list[EvalSample]) -> dict[str, Mean]:
     """Share of a sample's harmful memories of each kind that the strategy selected."""
     adopted: dict[str, dict[Any, list[float]]] = defaultdict(lambda: defaultdict(list))
     for s in samples:
-        meta = s.metadata_as(CausalLocomoMetadata)
+        meta = scored_record(s)
         score = (s.scores or {})["memory_selection"]
         selected = {row["memory_id"] for row in (score.metadata or {}).get("selected", [])}
         kinds: dict[str, list[bool]] = defaultdict(list)
@@ -308,6 +314,7 @@ def summarise(log: EvalLog, name: str, location: str = "") -> Run:
         return sum(values) / n if n else math.nan
 
     usage = [token_usage(s) for s in samples]
+    rows = sample_rows(samples)
     return Run(
         strategy=isolation_label(strategy_label(log), all_samples),
         model=log.eval.model,
@@ -334,6 +341,8 @@ def summarise(log: EvalLog, name: str, location: str = "") -> Run:
         wall_clock=wall_clock(log),
         provenance=provenance(log),
         location=location,
+        rows=rows,
+        f1_at=ranked_f1(rows),
     )
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from cmi_inspect.causal_locomo import reference
 from cmi_inspect.causal_locomo.data import PAPER_FAMILIES
 from cmi_inspect.report.runs import METRIC_KEYS, Run
+from cmi_inspect.report.samples import F1_AT_KEYS
 from cmi_inspect.report.stats import Mean, fmt, plus_minus
 
 PAPER_CELLS = [f"↳ {reference.PAPER_LABEL}", "gpt-4.1", "paper"]
@@ -50,9 +51,9 @@ def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
 def table1(runs: list[Run]) -> str:
     header = [
         "strategy", "model", "protocol", "n", "failed", "task score", "success", "useful F1",
-        "bad rejection", "poison adoption", "avg memories", "calls / sample",
-        "cached calls / sample", "input tok / sample", "output tok / sample", "s / sample",
-        "judge", "judge errors",
+        "recall", "precision", "bad rejection", "poison adoption", "n_selected", "F1@1", "F1@3",
+        "calls / sample", "cached calls / sample", "input tok / sample", "output tok / sample",
+        "s / sample", "judge", "judge errors",
     ]  # fmt: skip
     body = []
     for r in runs:
@@ -64,6 +65,7 @@ def table1(runs: list[Run]) -> str:
                 sample_count(r),
                 str(r.failed),
                 *(plus_minus(r.metrics[k]) for k in METRIC_KEYS),
+                *(plus_minus(r.f1_at[k]) if k in r.f1_at else "-" for k in F1_AT_KEYS),
                 fmt(r.calls, 2),
                 fmt(r.cache_hits, 2),
                 fmt(r.input_tokens, 0),
@@ -75,7 +77,8 @@ def table1(runs: list[Run]) -> str:
         )
         paper = paper_row(r, reference.TABLE1)
         if paper:
-            body.append([*PAPER_CELLS, "87", "", *(fmt(paper[k]) for k in METRIC_KEYS), *[""] * 7])
+            cells = (fmt(paper.get(k, math.nan)) for k in METRIC_KEYS)
+            body.append([*PAPER_CELLS, "87", "", *cells, *[""] * 9])
     return markdown_table(header, body)
 
 

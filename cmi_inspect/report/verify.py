@@ -32,11 +32,12 @@ from inspect_ai.model import ChatMessage, Model, ModelOutput, get_model
 from cmi_inspect.causal_locomo.answer_key import sealed_example
 from cmi_inspect.causal_locomo.data import sha256_of
 from cmi_inspect.causal_locomo.exposure import call_text
-from cmi_inspect.causal_locomo.measures import selection_metrics
+from cmi_inspect.causal_locomo.measures import f1_at_k, selection_metrics
 from cmi_inspect.causal_locomo.scorers import answer_score
 from cmi_inspect.causal_locomo.selection import MemorySelection, examine
 from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.errors import UserError
+from cmi_inspect.task import TASK_VERSION
 
 TOLERANCE = 1e-9
 TASK_KEYS = ("score", "deterministic", "judge", "success", "hedged", "negated")
@@ -123,6 +124,8 @@ async def rescore(
     selection = selection_metrics(
         chosen, meta.gold_memory_ids, meta.bad_memory_ids, meta.harmful_ids
     )
+    if record.ranking is not None:
+        selection |= f1_at_k([ids[k] for k in record.ranking], meta.gold_memory_ids)
     return {
         "score": scored.total,
         "deterministic": scored.det,
@@ -161,6 +164,12 @@ async def verify_log(path: str) -> LogCheck:
     try:
         log = read_eval_log(path, resolve_attachments=True)
         check.task = log.eval.task
+        made = str(log.eval.task_version).rsplit("-", 1)[0]  # less the data's sha256 prefix
+        if made.split("-")[0] != TASK_VERSION.split("-")[0]:  # N: its scores were another's
+            raise UserError(
+                f"it was scored by task version {made}, and this cmi-inspect scores version "
+                f"{TASK_VERSION}: run it again, or verify it with the version that made it"
+            )
         options = scorer_options(log, "task_score")
         scoring = str(options.get("scoring", "paper"))
         found = sha256_of(Path(options["data_file"]))
@@ -263,7 +272,7 @@ if __name__ == "__main__":
 def verify_folder(log_dir: str, as_json: bool = False) -> int:
     """``cmi-inspect verify``: every log of the folder verified in a clean process, a line
     each (or JSON); 0 when all verify, else 1."""
-    from cmi_inspect.report.logs import log_files
+    from cmi_inspect.eval_logs import log_files
 
     if not Path(log_dir).is_dir():
         raise UserError(f"{log_dir} is not a folder: name the folder a run wrote its logs to.")

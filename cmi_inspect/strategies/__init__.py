@@ -4,7 +4,7 @@
 are ``cmi_inspect.strategies.cmi.ABLATIONS``). A package of someone else's adds its own by
 an entry point in the group ``cmi_inspect.strategies`` (``NAME = "module:Class"``, the class
 a ``MemoryStrategy``); ``strategy_class`` finds either kind by name, and the run, the
-solvers and the report all go through it.
+strategy solvers and the report all go through it.
 """
 
 from __future__ import annotations

@@ -1,12 +1,13 @@
 """A strategy's ``-S`` arguments, declared once: names, types and defaults, and their check.
 
-A strategy declares them either as one typed record, ``MemoryStrategy.Args`` (a dataclass,
-built into the strategy by ``from_args``), or, by default, as its constructor's keyword
-parameters (``__init__(self, top_k: int = 3)``), so that a memory system of someone else's
-needs nothing more than a typed constructor. From that one declaration come the solver's
-signature (what Inspect records and shows), the check of what ``-S`` hands over (an
-unknown name or a value of the wrong type is one line naming the strategy and every
-argument it takes, before the run starts), and the values the strategy is built with.
+A strategy declares them either as one typed record, ``MemoryStrategy.Args`` (a dataclass
+or a pydantic model, built into the strategy by ``from_args``), or, by default, as its
+constructor's keyword parameters (``__init__(self, top_k: int = 3)``), so that a memory
+system of someone else's needs nothing more than a typed constructor. From that one
+declaration come the check of what ``-S`` hands over (an unknown name or a value of the
+wrong type is one line naming the strategy and every argument it takes, before the run
+starts) and the values the strategy is built with; a built-in strategy's strategy solver
+(``strategies.solvers``) declares the same arguments, which a test keeps in step.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic.fields import FieldInfo
 
 from cmi_inspect.errors import UserError
 from cmi_inspect.strategies.base import MemoryStrategy
@@ -60,7 +62,7 @@ class StrategyArguments:
 
     @property
     def signature(self) -> inspect.Signature:
-        """The signature of the strategy's solver factory: keyword arguments only."""
+        """Its arguments as its strategy solver takes them: keyword arguments only."""
         extra = [Parameter("kwargs", Parameter.VAR_KEYWORD)] if self.open else []
         return inspect.Signature([*self.parameters, *extra])
 
@@ -107,12 +109,17 @@ def _hints(of: Any) -> dict[str, Any]:
 
 @cache
 def strategy_arguments(cls: type[MemoryStrategy]) -> StrategyArguments:
-    """The arguments ``cls`` declares: its ``Args`` record's fields, else its constructor's
-    keyword parameters."""
-    if cls.Args is not None:
+    """The arguments ``cls`` declares: its ``Args`` record's fields (a pydantic model's or a
+    dataclass's), else its constructor's keyword parameters."""
+    if cls.Args is not None and issubclass(cls.Args, BaseModel):
         hints = _hints(cls.Args)
-        fields = [f for f in dataclasses.fields(cls.Args) if f.init]
-        named = [(f.name, _default(f)) for f in fields]
+        fields = cls.Args.model_fields.items()
+        named = [(name, _model_default(f)) for name, f in fields]
+        opened = False
+    elif cls.Args is not None:
+        hints = _hints(cls.Args)
+        declared_fields = [f for f in dataclasses.fields(cls.Args) if f.init]
+        named = [(f.name, _default(f)) for f in declared_fields]
         opened = False
     else:
         hints = _hints(cls.__init__)
@@ -138,6 +145,10 @@ def _default(f: dataclasses.Field[Any]) -> Any:
     if f.default_factory is not dataclasses.MISSING:
         return f.default_factory()
     return Parameter.empty
+
+
+def _model_default(f: FieldInfo) -> Any:
+    return Parameter.empty if f.is_required() else f.get_default(call_default_factory=True)
 
 
 def build_strategy(cls: type[MemoryStrategy], given: Mapping[str, Any]) -> MemoryStrategy:

@@ -1,12 +1,12 @@
-"""The one abstraction every memory strategy implements, and the solver around it.
+"""The one abstraction every memory strategy implements, and the strategy solver's work around it.
 
 A strategy receives the request and the protocol's view of the memory bank,
 chooses memories (possibly deriving text from them) and returns the prompt
-the response model answers; the solver records the choice in the sample's
+the response model answers; the strategy solver records the choice in the sample's
 store and produces the final answer.
 
 The boundary around ``select`` (``sealed_select``). Refused: it runs in an asyncio task of
-its own, so the solver's frame and Inspect's are not on its stack, in a context where
+its own, so the strategy solver's frame and Inspect's are not on its stack, in a context where
 Inspect's ``sample_state()`` is a tripwire (anything but the epoch, which the model-call
 cache reads, fails the sample naming the strategy, even if the strategy catches the error)
 and ``store()`` is an empty store. Harmless: whatever else reaches the running sample
@@ -44,10 +44,11 @@ from inspect_ai.util import LimitExceededError, Store
 from pydantic import BaseModel
 
 from cmi_inspect.causal_locomo.data import PastSession
-from cmi_inspect.causal_locomo.dataset import SampleView, differing_fields
+from cmi_inspect.causal_locomo.dataset import SampleView, conversation_of, differing_fields
 from cmi_inspect.causal_locomo.exposure import Call, answering_call, calls_of, exposed
 from cmi_inspect.causal_locomo.protocol import Protocol, ProtocolName, named_protocol
 from cmi_inspect.causal_locomo.selection import (
+    RANKING_DEPTH,
     GuardRecord,
     MemorySelection,
     digest,
@@ -77,7 +78,11 @@ class MemoryTask:
     model: Model
     score_answer: AnswerScorer | None = None
     """Scores a candidate answer in [0, 1]; only strategies that score their own
-    interventions (CMI) get one, from the solver that injects it."""
+    interventions (CMI) get one, from the strategy solver that injects it."""
+    conversation: str | None = None
+    """The conversation the example comes from (LoCoMo's, which its id names; for a data
+    file of one's own, the example id): no label, but what tells a strategy fitted by
+    conversation which of its fits never read this one (CMI's cross-fitted selector)."""
 
 
 @dataclass
@@ -96,6 +101,10 @@ class Selection:
     """The strategy's own typed record of how it chose, logged with the selection."""
     output: ModelOutput | None = None
     """An answer already generated for exactly ``prompt``, reused instead of a new call."""
+    ranking: list[str] | None = None
+    """The bank's keys in the strategy's order of preference, best first, when it ranks
+    the bank (its top ``RANKING_DEPTH`` are recorded, and F1@k reads them); None: it does
+    not rank."""
 
 
 MemoryNames = Mapping[str, str]
@@ -105,18 +114,20 @@ MemoryNames = Mapping[str, str]
 class MemoryStrategy(ABC):
     """A memory system: picks memories for a request and writes the prompt.
 
-    Its docstring is its solver's (``-S`` arguments under ``Args:``); its ``-S`` arguments
-    are its constructor's keyword parameters unless it declares them as one record
-    (``Args``), and ``strategies.arguments`` checks them before the run.
+    Its ``-S`` arguments are its constructor's keyword parameters unless it declares them
+    as one record (``Args``), and ``strategies.arguments`` checks them before the run. A
+    built-in one's strategy solver (``strategies.solvers``) declares and documents them; an
+    installed one runs through ``memory_strategy``, its docstring documenting them
+    (``Args:``).
     """
 
     name: ClassVar[str]
     sandbox: str = ""
     """The sandbox its ``select`` runs in ('' in this process; ``strategies.isolation``)."""
     Args: ClassVar[type[Any] | None] = None
-    """The ``-S`` arguments as one typed record (a dataclass), for a strategy whose
-    constructor does not take them one by one (it is built by ``from_args``). None: the
-    constructor's keyword parameters are its arguments."""
+    """The ``-S`` arguments as one typed record (a dataclass or a pydantic model), for a
+    strategy whose constructor does not take them one by one (it is built by
+    ``from_args``). None: the constructor's keyword parameters are its arguments."""
 
     @abstractmethod
     async def select(self, task: MemoryTask) -> Selection: ...
@@ -137,8 +148,14 @@ class MemoryStrategy(ABC):
         but its ``MemoryTask`` has nothing to refuse."""
         return None
 
+    def check_model(self, model: Model) -> None:
+        """Refuse (one line) a response model it cannot work with, before the run (the
+        model the run was given). One that calls the model only through its ``MemoryTask``
+        takes any."""
+        return None
+
     def answer_scorer(self) -> AnswerScorerFactory | None:
-        """What its solver builds from each sample and hands over as
+        """What its strategy solver builds from each sample and hands over as
         ``MemoryTask.score_answer`` (None: nothing; CMI's gold scorer is the one there is)."""
         return None
 
@@ -166,6 +183,7 @@ def memory_task(state: TaskState, answer_scorer: AnswerScorerFactory | None = No
         protocol=view.protocol,
         model=get_model(),
         score_answer=answer_scorer(state) if answer_scorer else None,
+        conversation=conversation_of(view.example_id) or view.example_id,
     )
 
 
@@ -246,9 +264,11 @@ async def sealed_select(strategy: MemoryStrategy, task: MemoryTask, epoch: int) 
     return result
 
 
-def check_picks(name: str, picks: Sequence[Pick], memories: Sequence[Memory]) -> None:
-    """Every pick a key of the bank the strategy was shown, none twice; else one error
-    naming the strategy and the bad keys."""
+def check_picks(
+    name: str, picks: Sequence[Pick], memories: Sequence[Memory], verb: str = "picked"
+) -> None:
+    """Every pick (or key of a ranking, ``verb`` "ranked") a key of the bank the strategy was
+    shown, none twice; else one error naming the strategy and the bad keys."""
     shown = {m.key for m in memories}
     counts = Counter(p.key for p in picks)
     unknown = [k for k in counts if k not in shown]
@@ -256,7 +276,7 @@ def check_picks(name: str, picks: Sequence[Pick], memories: Sequence[Memory]) ->
     faults = [f"{', '.join(map(repr, unknown))} not in the bank it was shown"] if unknown else []
     faults += [f"{', '.join(map(repr, twice))} more than once"] if twice else []
     if faults:
-        raise StrategyError(f"strategy {name!r} picked {'; '.join(faults)}")
+        raise StrategyError(f"strategy {name!r} {verb} {'; '.join(faults)}")
 
 
 def changed_fields(before: Mapping[str, Any], state: TaskState, target: list[str]) -> list[str]:
@@ -282,7 +302,8 @@ def strategy_solver(
     answer_scorer: AnswerScorerFactory | None = None,
     guard: PickGuard | None = None,
 ) -> Solver:
-    """Rewrite the sample's context with the strategy's choice, then answer.
+    """The strategy solver's work around a built ``strategy``: rewrite the sample's context
+    with the strategy's choice, then answer.
 
     The strategy chooses behind ``sealed_select``'s boundary; its picks are checked against
     the bank it was shown, an answer it hands back against the model calls it made, and a
@@ -308,6 +329,8 @@ def strategy_solver(
                     f"({', '.join(changed)})"
                 )
             check_picks(strategy.name, selection.picks, task.memories)
+            ranked = [Pick(key) for key in selection.ranking or ()]
+            check_picks(strategy.name, ranked, task.memories, "ranked")
             calls.extend(calls_of(events[start:]))
             check_output(strategy.name, selection, calls)
             return selection
@@ -339,6 +362,8 @@ def strategy_solver(
         record.strategy = strategy.name
         record.selected = [p.key for p in selection.picks]
         record.scores = [p.score for p in selection.picks]
+        if selection.ranking is not None:
+            record.ranking = selection.ranking[:RANKING_DEPTH]
         record.exposed = seen
         record.prompt_sha256 = digest(selection.prompt)
         record.details = selection.details.model_dump(mode="json") if selection.details else {}

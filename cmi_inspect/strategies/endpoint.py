@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from inspect_ai.model import Model
-from pydantic import BaseModel
 
 from cmi_inspect.errors import UserError
 from cmi_inspect.inspect_private import is_openai_compatible
@@ -32,37 +31,32 @@ class Endpoint:
         return f"{self.model} at {self.url}"
 
 
-class LibraryRun(BaseModel):
-    """What a memory library with its own LLM client did on one sample, as its details
-    record it: its LLM, the calls it made and its own time (``cmi-inspect report`` counts
-    ``extraction_failed``)."""
-
-    top_k: int
-    embedder: str = "e5"
-    llm: str | None = None
-    """The library's LLM: the model name and the endpoint it was called at (None: none)."""
-    extraction_failed: bool = False
-    """Some bank memory's extraction failed; the library's details say which and why."""
-    llm_calls: int = 0
-    llm_input_tokens: int = 0
-    llm_output_tokens: int = 0
-    seconds: float = 0.0
-    """Time spent adding the bank and searching it."""
-
-
 def endpoint_for(model: Model, n_ctx: int, chat_format: str | None = None, *, why: str) -> Endpoint:
     """The endpoint of the response model; a ``gguf/`` model is served with an ``n_ctx``
     window and llama.cpp's ``chat_format`` (None: the file's own). ``why`` names the option
     that needs it, for the one-line refusal of any other provider."""
     from cmi_inspect.local_model.provider import GGUFModel
 
+    check_endpoint(model, why=why)
     api = model.api
     if isinstance(api, GGUFModel):
         served = api.served(n_ctx, chat_format)
         return Endpoint(served.url, served.api_key, served.model, served=True)
+    return Endpoint(api.base_url or "", api.api_key or "none", api.service_model_name())
+
+
+def check_endpoint(model: Model, *, why: str) -> None:
+    """One line unless ``model`` has an OpenAI-compatible endpoint (``endpoint_for``'s), so
+    that a strategy refuses another provider before the run (``MemoryStrategy.check_model``)
+    rather than in each sample."""
+    from cmi_inspect.local_model.provider import GGUFModel
+
+    api = model.api
+    if isinstance(api, GGUFModel):
+        return
     url = api.base_url
     if is_openai_compatible(api) and url and url.startswith(("http://", "https://")):
-        return Endpoint(url, api.api_key or "none", api.service_model_name())
+        return
     raise UserError(
         f"{why} calls the response model through an OpenAI-compatible endpoint: use "
         f"gguf/NAME (served here) or openai-api/SERVICE/MODEL, not {model}."

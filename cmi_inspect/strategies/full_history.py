@@ -20,14 +20,17 @@ ANSWER_RESERVE = 160
 """Tokens kept free for the answer and the chat template."""
 
 
-def _window(model: Model) -> int:
+def window(model: Model, max_tokens: int | None = None) -> int:
+    """Tokens a prompt to ``model`` may take: its context window less what its answer
+    (``max_tokens``, else the model's own setting) and the chat template need."""
     info = get_model_info(model)
-    window = info.context_length if info and info.context_length else FALLBACK_CONTEXT
-    max_tokens = model.config.max_tokens or model.api.max_tokens() or 0
-    return window - max(ANSWER_RESERVE, max_tokens + 32)
+    context = info.context_length if info and info.context_length else FALLBACK_CONTEXT
+    answer = max_tokens or model.config.max_tokens or model.api.max_tokens() or 0
+    return context - max(ANSWER_RESERVE, answer + 32)
 
 
-async def _fits(model: Model, prompt: str, budget: int) -> bool:
+async def fits(model: Model, prompt: str, budget: int) -> bool:
+    """Whether ``prompt`` takes at most ``budget`` tokens of ``model``."""
     # a token is at least one character, so short prompts need no tokenizer
     if len(prompt) <= budget:
         return True
@@ -57,12 +60,12 @@ async def fit_history(
     lo, hi = 1, len(texts)
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if await _fits(model, recent(mid), budget) else (lo, mid - 1)
+        lo, hi = (mid, hi) if await fits(model, recent(mid), budget) else (lo, mid - 1)
     kept = hi
     prompt = recent(kept)
     clipped_chars = 0
     newest = texts[-1] if texts else ""
-    while newest and not await _fits(model, prompt, budget):
+    while newest and not await fits(model, prompt, budget):
         cut = max(len(newest) // 10, 1)
         newest, clipped_chars = newest[cut:], clipped_chars + cut
         prompt = history_prompt(request, newest)
@@ -84,5 +87,5 @@ class FullHistory(MemoryStrategy):
     async def select(self, task: MemoryTask) -> Selection:
         picks = [Pick(m.key) for m in task.memories]
         texts = [s.content for s in task.sessions]
-        prompt, details = await fit_history(task.model, task.request, texts, _window(task.model))
+        prompt, details = await fit_history(task.model, task.request, texts, window(task.model))
         return Selection(picks=picks, prompt=prompt, details=details)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from cmi_inspect.causal_locomo.prompts import memory_prompt
+from cmi_inspect.causal_locomo.selection import RANKING_DEPTH
 from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.errors import positive_int
 from cmi_inspect.retrieval import jaccard, top_k
@@ -43,8 +44,7 @@ def graph_score(request: str, memory: Memory) -> float:
 class GraphMemory(MemoryStrategy):
     """Answer from the top-k memories of the memory / scope / concept graph.
 
-    Args:
-        top_k: Memories to select.
+    Its ``-S`` arguments are those of its strategy solver, ``strategies.solvers.graph_memory``.
     """
 
     name = "graph_memory"
@@ -54,9 +54,11 @@ class GraphMemory(MemoryStrategy):
 
     async def select(self, task: MemoryTask) -> Selection:
         scores = [graph_score(task.request, m) for m in task.memories]
-        ranked = top_k(task.memories, scores, self.k)
+        ranking = top_k(task.memories, scores, max(self.k, RANKING_DEPTH))
+        ranked = ranking[: self.k]
         return Selection(
             picks=[Pick(m.key, s) for m, s in ranked],
             prompt=memory_prompt(task.request, [m.line() for m, _ in ranked]),
             details=RetrievalDetails(top_k=self.k),
+            ranking=[m.key for m, _ in ranking],
         )

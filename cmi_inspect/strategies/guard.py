@@ -2,11 +2,14 @@
 
 Given the request, the memories some system retrieved for it and the conversation history,
 it keeps every memory except one that is another version of the claim of a candidate the
-history supports better: two memories conflict when their e5 cosine or their share of
-content words says they state the same thing (``risk.find_conflicts``), and the history's
-support of a text is ``evidence.BlindEvidence``'s (``risk.evidence_risk``), exactly as CMI's
-evidence filter decides. It reads no label and calls no model; ``check`` is a plain call,
-``check_async`` the same inside an event loop. In the benchmark, ``-S guard=evidence`` puts
+history supports better: two memories conflict when they state the same slot with another
+value (``risk.find_conflicts``, ``claims``; each memory compared only with those sharing
+one of its rarest words, so 2,000 memories take seconds), and the history's support of a
+text is ``evidence.BlindEvidence``'s (``risk.evidence_risk``), exactly as CMI's evidence
+filter decides, save that a memory denying what a history turn states in the same words
+gets no support from it (``denied_turn``; CMI's filter does not read negation). It reads no
+label and calls no model; ``check`` is a plain call, ``check_async`` the same inside an event
+loop. In the benchmark, ``-S guard=evidence`` puts
 it in front of any strategy's picks (``GUARDS``; ``strategies.base.strategy_solver``).
 """
 
@@ -17,25 +20,37 @@ import concurrent.futures
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from cmi_inspect.causal_locomo.data import PastSession, Turn, session_text
+from cmi_inspect.causal_locomo.data import PastSession, Turn, session_text, session_turns
+from cmi_inspect.causal_locomo.negation import negated_clauses
+from cmi_inspect.causal_locomo.selection import placeholder
 from cmi_inspect.causal_locomo.view import Memory
+from cmi_inspect.dates import without_dates
 from cmi_inspect.errors import choose
 from cmi_inspect.retrieval import Embedder, make_embedder
 from cmi_inspect.strategies.base import MemoryTask, Pick, PickGuard
+from cmi_inspect.strategies.cmi.config import CMIConfig
 from cmi_inspect.strategies.cmi.diagnostics import Candidate
-from cmi_inspect.strategies.cmi.evidence import BlindEvidence
+from cmi_inspect.strategies.cmi.evidence import BlindEvidence, Support
+from cmi_inspect.strategies.cmi.history import History
 from cmi_inspect.strategies.cmi.risk import Conflicts, evidence_risk, find_conflicts
-from cmi_inspect.strategies.cmi.rules import CMIConfig
+from cmi_inspect.strategies.guard_arguments import memories as checked_memories
+from cmi_inspect.strategies.guard_arguments import sessions as checked_sessions
+from cmi_inspect.strategies.guard_arguments import text as checked_text
+from cmi_inspect.text import content_words
 
 CMI_CONFLICTS = CMIConfig().conflicts
-"""CMI's conflict thresholds (cosine 0.88, word overlap 0.5), chosen on XL v1 and the release:
-with them the guard decides exactly as non_causal CMI's evidence filter."""
+"""CMI's conflict relation (claim-level, slot overlap 0.5; cosine 0.88 under ``topic``): with
+it the guard decides exactly as non_causal CMI's evidence filter."""
 DEFAULT_CONFLICTS = Conflicts(similarity=0.84, overlap=0.5)
-"""The guard's own, chosen on XL v2's dev split over vector memory's picks by
-``benchmarks/choose_guard.py``'s rule (the lowest poison adoption among settings that lose at
-most 0.03 useful F1). On XL's banks, whose memories share one conversation's people and
-dates, e5 puts nearly every two memories at a cosine of 0.84 or more, so the guard then
-keeps the best-supported of the picks and those it ties with."""
+"""The guard's own: claim-level, the same slot (0.5 of the lighter memory's slot weight
+shared) with another value."""
+TOPIC_CONFLICTS = Conflicts(similarity=0.84, overlap=0.5, kind="topic")
+"""The topic-level relation of the guard's earlier figures, chosen on XL v2's dev split over
+vector memory's picks by ``benchmarks/choose_guard.py``'s rule (the lowest poison adoption
+among settings that lose at most 0.03 useful F1). On XL's banks, whose memories share one
+conversation's people and dates, e5 puts nearly every two memories at a cosine of 0.84 or
+more, so under it the guard keeps the best-supported of the picks and those it ties with;
+it compares every pair (56 s on 100 memories of one conversation)."""
 
 
 @dataclass(frozen=True)
@@ -65,9 +80,13 @@ class Verdict:
     support: float
     """The history's support of the memory's text, in [0, 1]."""
     conflicts: dict[str, float]
-    """The other memories that state another version of its claim, with their cosine."""
+    """The other memories that state another version of its claim, with their share of slot
+    weight (their cosine under the topic relation)."""
     reason: str | None
     """Why it was dropped (None: kept)."""
+    denies: str | None = None
+    """The history turn the memory takes back (``denied_turn``), whose support it then does
+    not get (None: none)."""
 
 
 @dataclass(frozen=True)
@@ -81,13 +100,26 @@ class _History:
 class MemoryGuard:
     """Drops retrieved memories that conflict with a better-supported one; needs no model.
 
+    A memory that denies what a history turn states in the same words gets no support from
+    it (``denied_turn``). Each call scores the history's windows against the request and each
+    memory, and compares each memory only with those sharing one of its rarest words, so it
+    costs in proportion to the history's length times the memories, not to the square of
+    their number (docs/guard.md has measured figures; the topic relation also embeds each
+    memory once). Its arguments are checked first (``guard_arguments``).
+
     Args:
-        embedder: ``e5`` (the default, run locally) or ``hashing`` (no model files).
+        embedder: ``e5`` (the default, run locally) or ``hashing`` (no model files); read
+            by the topic relation only (the model is loaded on first use).
         conflicts: When two memories count as versions of one claim (``DEFAULT_CONFLICTS``,
-            chosen on development data; ``CMI_CONFLICTS`` decides as CMI's filter does).
+            claim-level; ``CMI_CONFLICTS`` decides as CMI's filter does;
+            ``TOPIC_CONFLICTS``, the topic-level relation of earlier figures).
     """
 
     def __init__(self, embedder: str = "e5", conflicts: Conflicts = DEFAULT_CONFLICTS) -> None:
+        if not isinstance(conflicts, Conflicts):
+            raise TypeError(
+                f"MemoryGuard: conflicts must be a Conflicts, not {type(conflicts).__name__}."
+            )
         self._embedder: Embedder = make_embedder(embedder)
         self.conflicts = conflicts
 
@@ -96,10 +128,11 @@ class MemoryGuard:
         request: str,
         memories: Sequence[str] | dict[str, str],
         sessions: Sequence[Session | PastSession],
+        name: Callable[[str], str] = str,
     ) -> list[Verdict]:
         """One verdict per memory, in the order given (see ``check_async``); works with or
         without an event loop running in the calling thread."""
-        job = self.check_async(request, memories, sessions)
+        job = self.check_async(request, memories, sessions, name)
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -112,6 +145,7 @@ class MemoryGuard:
         request: str,
         memories: Sequence[str] | dict[str, str],
         sessions: Sequence[Session | PastSession],
+        name: Callable[[str], str] = str,
     ) -> list[Verdict]:
         """One verdict per memory.
 
@@ -120,27 +154,65 @@ class MemoryGuard:
             memories: The retrieved memories' texts, by key (a list is keyed ``m1``, ``m2``, ...).
             sessions: The past sessions, oldest first: each a ``Session`` (or the benchmark's
                 ``PastSession``).
+            name: How a reason names another memory, from its key (default: the key itself).
+
+        Raises:
+            TypeError, ValueError: An argument that is not of these kinds (a plain string
+                as ``memories``, bytes, None, an item of another type, a lone surrogate),
+                naming it (``guard_arguments``).
         """
-        by_key = dict(memories) if isinstance(memories, dict) else _keyed(memories)
+        checked_text("request", request)
+        by_key = checked_memories(memories)
+        given = checked_sessions(sessions, Session)
         bank = {k: Memory(key=k, content=text, timestamp=0) for k, text in by_key.items()}
-        history = _History(request, [_session(s, i) for i, s in enumerate(sessions)])
+        history = _History(request, [_session(s, i) for i, s in enumerate(given)])
         evidence = BlindEvidence.from_task(history, list(by_key.values()))
+        denied = {k: d for k, t in by_key.items() if (d := denied_turn(t, history.sessions))}
         candidates = [
-            Candidate(key=k, rank=i + 1, proposal_score=0.0, memory_support=evidence.support(t))
+            Candidate(
+                key=k,
+                rank=i + 1,
+                proposal_score=0.0,
+                memory_support=Support(score=0.0) if k in denied else evidence.support(t),
+            )
             for i, (k, t) in enumerate(by_key.items())
         ]
-        await find_conflicts(candidates, bank, self._embedder, self.conflicts)
+        await find_conflicts(candidates, bank, self._embedder, self.conflicts, History(evidence))
         found = {c.key: c for c in candidates}
         verdicts = []
         for c in candidates:
-            reason = evidence_risk(c, found)
+            reason = evidence_risk(c, found, name)
             support = c.memory_support.score if c.memory_support is not None else 0.0
-            verdicts.append(Verdict(c.key, reason is None, support, dict(c.conflicts), reason))
+            verdicts.append(
+                Verdict(
+                    c.key, reason is None, support, dict(c.conflicts), reason, denied.get(c.key)
+                )
+            )
         return verdicts
 
 
-def _keyed(texts: Sequence[str]) -> dict[str, str]:
-    return {f"m{i + 1}": text for i, text in enumerate(texts)}
+NOT_CONTENT = frozenset(content_words("does did doing hardly barely scarcely doubt untrue longer"))
+"""Auxiliaries and denying words that ``content_words`` keeps: no part of what is denied."""
+
+
+def denied_turn(memory: str, sessions: Sequence[PastSession]) -> str | None:
+    """The history turn that a negated memory takes back (None: none): a clause of the
+    memory in which a denying word governs the rest (``negation.negated_clauses``) has two
+    content words or more, and a turn holds every one of them (dates aside) in no clause
+    that denies them. Its words are then the history's, but it says the opposite, so the
+    history does not support it ("Priya did not adopt Comet on 3 March 2022" against
+    "Priya: We adopted a greyhound today! His name is Comet.")."""
+    turns = [t for s in sessions for t in session_turns(s.content)]
+    for clause in negated_clauses(memory):
+        words = set(content_words(without_dates(clause))) - NOT_CONTENT
+        for turn in turns if len(words) > 1 else []:
+            said = f"{turn.speaker}: {turn.text}"
+            own = words - set(content_words(turn.speaker))  # the speaker is no clause's word
+            if words <= set(content_words(said)) and not any(
+                own <= set(content_words(c)) for c in negated_clauses(turn.text)
+            ):
+                return said
+    return None
 
 
 def _session(session: Session | PastSession, index: int) -> PastSession:
@@ -161,7 +233,8 @@ class EvidenceGuard:
             return {}
         texts = {m.key: m.content for m in task.memories}
         picked = {p.key: texts[p.key] for p in picks}
-        verdicts = await self.guard.check_async(task.request, picked, task.sessions)
+        # reasons name the other memory by placeholder: the scorer writes its data id
+        verdicts = await self.guard.check_async(task.request, picked, task.sessions, placeholder)
         return {v.key: v.reason for v in verdicts if v.reason is not None}
 
 

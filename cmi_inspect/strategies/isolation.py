@@ -188,6 +188,7 @@ def task_message(
         "sessions": [s.model_dump(mode="json") for s in task.sessions],
         "protocol": task.protocol,
         "model": task.model.name,
+        "conversation": task.conversation,
     }
 
 
@@ -201,6 +202,7 @@ def task_of(message: Mapping[str, Any], model: Any) -> MemoryTask:
         sessions=[PastSession.model_validate(s) for s in message["sessions"]],
         protocol=message["protocol"],
         model=model,
+        conversation=message.get("conversation"),
     )
 
 

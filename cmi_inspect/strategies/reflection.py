@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from cmi_inspect.causal_locomo.prompts import memory_prompt
 from cmi_inspect.causal_locomo.protocol import named_protocol
+from cmi_inspect.causal_locomo.selection import RANKING_DEPTH
 from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.dates import MONTH_NAMES
 from cmi_inspect.errors import positive_int
@@ -69,8 +70,7 @@ class ReflectionDetails(BaseModel):
 class ReflectionMemory(MemoryStrategy):
     """Answer from the top-k reflections on the bank, by bag-of-words score.
 
-    Args:
-        top_k: Reflections (and so source memories) to select.
+    Its ``-S`` arguments are those of its strategy solver, ``strategies.solvers.reflection_memory``.
     """
 
     name = "reflection_memory"
@@ -84,9 +84,12 @@ class ReflectionMemory(MemoryStrategy):
         else:
             reflections = blind_reflections(task.memories)
         scores = [bow_cosine(task.request, r) for r in reflections]
-        ranked = top_k(list(zip(task.memories, reflections, strict=True)), scores, self.k)
+        pairs = list(zip(task.memories, reflections, strict=True))
+        ranking = top_k(pairs, scores, max(self.k, RANKING_DEPTH))
+        ranked = ranking[: self.k]
         return Selection(
             picks=[Pick(m.key, s) for (m, _), s in ranked],
             prompt=memory_prompt(task.request, [f"[{m.key}] {r}" for (m, r), _ in ranked]),
             details=ReflectionDetails(top_k=self.k, reflections={m.key: r for (m, r), _ in ranked}),
+            ranking=[m.key for (m, _), _ in ranking],
         )

@@ -1,21 +1,17 @@
-"""One ``@solver`` per memory strategy, made from the strategy table; ``-S name=value``.
+"""The strategy solvers: one ``@solver`` per built-in memory strategy, and ``memory_strategy``.
 
-Each built-in strategy of ``strategies.STRATEGIES`` becomes the solver ``cmi_inspect/NAME``
-(Inspect namespaces what an installed package registers), whose signature is the
-strategy's arguments (``strategies.arguments``) and whose docstring is the strategy's;
-``memory_strategy`` runs any strategy by name, an installed one too. Every solver here is
-built by ``strategy_solver_for``: the ``-S`` arguments checked, the strategy built, what
-it would read refused when the tasks just built are blind, all before the run starts. Every
-solver also takes ``-S guard=evidence`` (``cmi_inspect.guard``), which filters the
-strategy's picks; the run is then ``STRATEGY + guard``.
-``tasks/causal_locomo.py`` in a checkout registers the same factories under bare names
-(``bare_named``).
+A strategy solver runs one memory strategy on each sample (``base.strategy_solver``). Each
+takes its strategy's ``-S`` arguments, exactly as the strategy declares them
+(``strategies.arguments``; ``tests/strategies/test_registry.py`` keeps the two in step),
+then ``guard`` (``-S guard=evidence``: the memory guard filters its picks) and ``isolate``
+(``-S isolate=true``: its ``select`` in a sandbox, ``isolation``). ``memory_strategy`` runs
+any strategy by name, an installed one too. Installed, Inspect registers them as
+``cmi_inspect/NAME``; the checkout's ``tasks/causal_locomo.py`` registers them again under
+their bare names. Every one is built by ``make_strategy_solver``: the arguments checked, the
+strategy built, and, for a task that builds its own (``-T strategy=``), what it would read
+that the protocol hides refused, all before the run starts.
 """
 
-from __future__ import annotations
-
-import functools
-import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -23,21 +19,28 @@ from inspect_ai.solver import Solver, solver
 
 from cmi_inspect.causal_locomo.protocol import Protocol
 from cmi_inspect.errors import UserError, flag
-from cmi_inspect.guard import NO_GUARD, make_guard
+from cmi_inspect.inspect_private import active_model
 from cmi_inspect.strategies import STRATEGIES, strategy_class
 from cmi_inspect.strategies.arguments import build_strategy, strategy_arguments
 from cmi_inspect.strategies.base import MemoryStrategy, strategy_solver
+from cmi_inspect.strategies.guard import NO_GUARD, make_guard
 from cmi_inspect.strategies.isolation import Isolated
 
+GUARD = "guard"
+"""The argument naming a guard (``strategies.guard.GUARDS``), beside a strategy's own."""
+ISOLATE = "isolate"
+"""The argument that runs the strategy's ``select`` in a sandbox (``isolation``)."""
 
-def strategy_solver_for(
+
+def make_strategy_solver(
     cls: type[MemoryStrategy], given: Mapping[str, Any], protocol: Protocol | None = None
 ) -> Solver:
-    """The solver of strategy ``cls`` with the ``-S`` arguments ``given``: one line, before
-    the run, for an argument it does not take or of the wrong type, and, when the task's
-    ``protocol`` is known (the task builds its own solver), for a choice that reads what it
-    hides; each sample checks that again against its own protocol. ``-S guard`` and ``-S
-    isolate`` are the benchmark's, not the strategy's."""
+    """The strategy solver of ``cls`` with the arguments ``given``: one line, before the run,
+    for an argument it does not take or of the wrong type, and, when the task's ``protocol``
+    is known (``-T strategy=``), for a choice that reads what it hides (each sample checks
+    that again against its own protocol), and for a response model it cannot call (the
+    run's, when one is being set up). ``guard`` and ``isolate`` are the benchmark's, not the
+    strategy's."""
     for kept in (GUARD, ISOLATE):
         if kept in strategy_arguments(cls).names:
             raise UserError(
@@ -50,107 +53,247 @@ def strategy_solver_for(
     strategy = build_strategy(cls, own)
     if protocol is not None:
         strategy.check_protocol(protocol)
+    model = active_model()
+    if model is not None:
+        strategy.check_model(model)
     if isolate:
         strategy = Isolated(strategy, own)
     return strategy_solver(strategy, strategy.answer_scorer(), guard)
 
 
-GUARD = "guard"
-"""The solver argument naming a guard (``cmi_inspect.guard.GUARDS``), beside a strategy's own."""
-ISOLATE = "isolate"
-"""The solver argument that runs the strategy's ``select`` in a sandbox (``isolation``)."""
+def as_given(arguments: dict[str, Any]) -> dict[str, Any]:
+    """A strategy solver's arguments as ``-S`` gave them, any ``unknown`` name among them,
+    for ``make_strategy_solver`` to check."""
+    named = {k: v for k, v in arguments.items() if k != "unknown"}
+    return {**named, **arguments.get("unknown", {})}
 
 
-def solver_signature(cls: type[MemoryStrategy]) -> inspect.Signature:
-    """The strategy's arguments, then ``guard``, then ``**kwargs`` for a strategy that takes
-    any other name."""
-    own = list(strategy_arguments(cls).signature.parameters.values())
-    rest = [p for p in own if p.kind is inspect.Parameter.VAR_KEYWORD]
-    named = [p for p in own if p.kind is not inspect.Parameter.VAR_KEYWORD]
-    guard = inspect.Parameter(
-        GUARD, inspect.Parameter.KEYWORD_ONLY, default=NO_GUARD, annotation=str
-    )
-    isolate = inspect.Parameter(
-        ISOLATE, inspect.Parameter.KEYWORD_ONLY, default=False, annotation=bool
-    )
-    return inspect.Signature([*named, guard, isolate, *rest])
+@solver
+def cmi(
+    *,
+    k: int = 3,
+    tau_u: float | None = None,
+    tau_s: float | None = None,
+    budget: int | None = None,
+    prefer: str | None = None,
+    ablation: str = "full",
+    risk_filter: str | None = None,
+    lazy_perturb: bool = False,
+    intervention: str | None = None,
+    effect: str | None = None,
+    conflict_kind: str = "claim",
+    conflict_similarity: float = 0.88,
+    conflict_overlap: float = 0.5,
+    selector: str | None = None,
+    embedder: str | None = None,
+    guard: str = NO_GUARD,
+    isolate: bool = False,
+    **unknown: Any,
+) -> Solver:
+    """Causal Memory Intervention: keep memories that improve the answer, stably.
+
+    What it does unless told otherwise follows the protocol's profile and its preset
+    (``strategies.cmi.config``): the ``rule`` (thresholds and a risk filter; paper's) or
+    the ``learned`` selector (blind's).
+
+    Args:
+        k: Candidates proposed by the hybrid retriever.
+        tau_u: The rule's utility threshold (select if utility > tau_u); default 0 under
+            paper, 0.05 under blind with ``selector=rule`` (chosen on the development sets).
+        tau_s: The rule's stability threshold (select if stability >= tau_s); default 0
+            under paper, -1 under blind with ``selector=rule`` (logged, never vetoes).
+        budget: Most memories selected (default: k, save 1 for a learned selector that
+            keeps its top candidate, as the shipped ones do; the rule and a selector
+            that keeps every candidate above its threshold decide how many).
+        prefer: Which of the rule's passing candidates fill the budget first: ``utility``
+            (highest utility, the reference; default under paper) or ``proposal`` (best
+            proposal rank; blind with ``selector=rule``). A learned selector keeps its most
+            probable candidates.
+        ablation: ``full`` or one of the ablations ``no_perturb``, ``utility_only``,
+            ``stability_only``, ``non_causal`` (no intervention: the top candidates the
+            risk filter keeps), ``learned_non_causal`` (no intervention: the learned
+            selector without the features that read answers), ``oracle`` (see
+            ``strategies.cmi.ABLATIONS``).
+        risk_filter: ``label`` (drop memories labelled harmful; paper protocol),
+            ``evidence`` (drop a memory that conflicts with a candidate the history
+            supports better) or ``none``; default: ``label`` under paper, ``none`` with a
+            learned selector (it weighs support and conflicts itself), ``evidence`` under
+            blind with ``selector=rule``.
+        lazy_perturb: Skip a perturbed call when utility already rules the memory out.
+        intervention: How interventions are scored: ``gold`` (the paper's: reads the
+            gold answer, refused under the blind protocol) or ``evidence`` (agreement
+            with the agent's own history, label-free); default: ``gold`` under paper,
+            ``evidence`` under blind.
+        effect: How answers become a memory's effect: ``answer`` (each context scored
+            by its generated answer, the paper's) or ``graded`` (by the expected answer
+            score under the model's likelihood of the candidate's answers in each
+            context); default: ``answer``, save ``graded`` under blind with
+            ``selector=rule`` (the rule's frozen setting; ``answer`` with
+            ``lazy_perturb``, which reads the answer utility). A learned selector reads
+            the answers, which the graded effect does not change.
+        conflict_kind: When the evidence risk filter counts two candidates as versions
+            of one claim: ``claim`` (the default: they state the same slot with another
+            value, ``strategies.cmi.claims``) or ``topic`` (the relation of earlier figures:
+            close in embedding cosine or in shared words).
+        conflict_similarity: Under ``topic``, the embedding cosine from which two
+            candidates count as versions of one claim (a poison is most often a close
+            paraphrase of the memory it distorts); above 1, no pair does.
+        conflict_overlap: The share of the slot weight the two memories share (``claim``),
+            or under ``topic`` of the shorter memory's content words the other has too
+            (``text.word_overlap``), from which they count as versions of one claim (not
+            reflection's ``CONFLICT_WORDING_JACCARD``, a Jaccard of wordings without their
+            dates and numbers).
+        selector: What decides, the preset: ``rule`` (the thresholds above and the risk
+            filter; default under paper), ``learned`` (the shipped learned selector, which
+            ranks the candidates by their probability of being useful from label-free
+            features and keeps the top one above its threshold; default under blind),
+            the path of a selector file (``cmi-inspect fit-selector``; one fitted now
+            keeps every candidate above its threshold) or of a cross-fit file
+            (``--cross-fit``: each sample ranked by the fold that never read its
+            conversation, refused where none holds it out), or ``crossfit`` /
+            ``crossfit_non_causal`` once they ship. A selector fitted on another model's
+            answers gives way, in one logged line, to the learned non_causal one; a
+            cross-fitted one is refused before the run.
+        embedder: Embedder for the proposal score (``e5``, ``hashing`` or ``openai``);
+            default: ``hashing`` under paper (the reproduction's exact selections), ``e5``
+            under blind.
+        guard: ``evidence``: the memory guard filters its picks; ``none`` (the default).
+        isolate: Run its ``select`` in a sandboxed process of its own.
+        **unknown: Refused, in one line naming every argument it takes.
+    """
+    return make_strategy_solver(STRATEGIES["cmi"], as_given(locals()))
 
 
-def _strategy_factory(cls: type[MemoryStrategy]) -> Callable[..., Solver]:
-    """The solver factory of one strategy: its arguments' signature, its docstring."""
+@solver
+def reflection_memory(
+    *, top_k: int = 3, guard: str = NO_GUARD, isolate: bool = False, **unknown: Any
+) -> Solver:
+    """Answer from the top-k reflections on the bank, by bag-of-words score.
 
-    def factory(**given: Any) -> Solver:
-        return strategy_solver_for(cls, given)
+    Args:
+        top_k: Reflections (and so source memories) to select.
+        guard: ``evidence``: the memory guard filters its picks; ``none`` (the default).
+        isolate: Run its ``select`` in a sandboxed process of its own.
+        **unknown: Refused, in one line naming every argument it takes.
+    """
+    return make_strategy_solver(STRATEGIES["reflection_memory"], as_given(locals()))
 
-    factory.__name__ = factory.__qualname__ = cls.name
-    factory.__doc__ = cls.__doc__
-    factory.__signature__ = solver_signature(cls)  # type: ignore[attr-defined]
-    return factory
+
+@solver
+def vector_memory(
+    *,
+    top_k: int = 3,
+    embedder: str = "e5",
+    guard: str = NO_GUARD,
+    isolate: bool = False,
+    **unknown: Any,
+) -> Solver:
+    """Answer from the top-k memories by embedding cosine similarity.
+
+    Args:
+        top_k: Memories to select.
+        embedder: ``e5`` (multilingual-e5-small, embedded, offline), ``hashing``
+            (character n-grams, no model) or ``openai`` (text-embedding-3-large).
+        guard: ``evidence``: the memory guard filters its picks; ``none`` (the default).
+        isolate: Run its ``select`` in a sandboxed process of its own.
+        **unknown: Refused, in one line naming every argument it takes.
+    """
+    return make_strategy_solver(STRATEGIES["vector_memory"], as_given(locals()))
 
 
-def any_strategy(strategy: str, **kwargs: Any) -> Solver:
+@solver
+def graph_memory(
+    *, top_k: int = 3, guard: str = NO_GUARD, isolate: bool = False, **unknown: Any
+) -> Solver:
+    """Answer from the top-k memories of the memory / scope / concept graph.
+
+    Args:
+        top_k: Memories to select.
+        guard: ``evidence``: the memory guard filters its picks; ``none`` (the default).
+        isolate: Run its ``select`` in a sandboxed process of its own.
+        **unknown: Refused, in one line naming every argument it takes.
+    """
+    return make_strategy_solver(STRATEGIES["graph_memory"], as_given(locals()))
+
+
+@solver
+def summary_memory(
+    *, mode: str = "llm", guard: str = NO_GUARD, isolate: bool = False, **unknown: Any
+) -> Solver:
+    """Answer from one summary of the bank.
+
+    Args:
+        mode: ``llm`` (written by the ``summarizer`` role, else the response model; a bank
+            too large for one request is summarised in chunks) or ``concat`` (the reference
+            code's first eight memories joined).
+        guard: ``evidence``: the memory guard filters its picks; ``none`` (the default).
+        isolate: Run its ``select`` in a sandboxed process of its own.
+        **unknown: Refused, in one line naming every argument it takes.
+    """
+    return make_strategy_solver(STRATEGIES["summary_memory"], as_given(locals()))
+
+
+@solver
+def full_history(*, guard: str = NO_GUARD, isolate: bool = False, **unknown: Any) -> Solver:
+    """Answer from all past sessions (most recent that fit the context window).
+
+    Args:
+        guard: ``evidence``: the memory guard filters its picks; ``none`` (the default).
+        isolate: Run its ``select`` in a sandboxed process of its own.
+        **unknown: Refused, in one line naming every argument it takes.
+    """
+    return make_strategy_solver(STRATEGIES["full_history"], as_given(locals()))
+
+
+@solver
+def no_memory(*, guard: str = NO_GUARD, isolate: bool = False, **unknown: Any) -> Solver:
+    """Answer from the request alone.
+
+    Args:
+        guard: ``evidence``: the memory guard filters its picks; ``none`` (the default).
+        isolate: Run its ``select`` in a sandboxed process of its own.
+        **unknown: Refused, in one line naming every argument it takes.
+    """
+    return make_strategy_solver(STRATEGIES["no_memory"], as_given(locals()))
+
+
+@solver
+def memory_strategy(
+    strategy: str, *, guard: str = NO_GUARD, isolate: bool = False, **kwargs: Any
+) -> Solver:
     """Any strategy by name: a built-in one, or one another package installs (entry point
     group ``cmi_inspect.strategies``), built with the other ``-S`` arguments.
 
     Args:
         strategy: The strategy's name (``cmi-inspect run --help`` lists them).
-        **kwargs: The strategy's own arguments, checked against what it declares, and
-            ``guard`` (``evidence``: filter its picks; ``none``, the default).
+        guard: ``evidence``: the memory guard filters its picks; ``none`` (the default).
+        isolate: Run its ``select`` in a sandboxed process of its own.
+        **kwargs: The strategy's own arguments, checked against what it declares.
     """
-    return strategy_solver_for(strategy_class(strategy), kwargs)
+    given = {**kwargs, GUARD: guard, ISOLATE: isolate}
+    return make_strategy_solver(strategy_class(strategy), given)
 
 
-FACTORIES: dict[str, Callable[..., Solver]] = {
-    **{name: _strategy_factory(cls) for name, cls in STRATEGIES.items()},
-    "memory_strategy": any_strategy,
+STRATEGY_SOLVERS: dict[str, Callable[..., Solver]] = {
+    "cmi": cmi,
+    "reflection_memory": reflection_memory,
+    "vector_memory": vector_memory,
+    "graph_memory": graph_memory,
+    "summary_memory": summary_memory,
+    "full_history": full_history,
+    "no_memory": no_memory,
 }
-"""Every solver factory by the name it is registered under."""
+"""The strategy solver of each built-in strategy, by the strategy's name."""
 
 
-def registered(module: str) -> dict[str, Callable[..., Solver]]:
-    """Every factory of ``FACTORIES`` as a ``@solver`` defined, for Inspect, in ``module``:
-    Inspect names a solver after the package of the module that defines it, so the
-    package's are ``cmi_inspect/NAME`` and a checkout's task file gets the bare names."""
-
-    def register(name: str, factory: Callable[..., Solver]) -> Callable[..., Solver]:
-        @functools.wraps(factory)  # the signature and docstring
-        def named(*args: Any, **kwargs: Any) -> Solver:
-            return factory(*args, **kwargs)
-
-        named.__module__ = module
-        return solver(name=name)(named)
-
-    return {name: register(name, factory) for name, factory in FACTORIES.items()}
-
-
-_PACKAGE = registered(__name__)
-SOLVERS: dict[str, Callable[..., Solver]] = {name: _PACKAGE[name] for name in STRATEGIES}
-"""The package's solver for each built-in strategy, by the strategy's name."""
-memory_strategy = _PACKAGE["memory_strategy"]
-
-
-def bare_named(module: str) -> dict[str, Callable[..., Solver]]:
-    """Each solver registered again under its bare name, on behalf of ``module`` (the
-    checkout's ``tasks/causal_locomo.py``): the same factories, signatures and docs."""
-    return registered(module)
-
-
-def solver_named(
+def strategy_solver_named(
     strategy: str, args: Mapping[str, Any], protocol: Protocol | None = None
 ) -> Solver:
-    """The solver a task given ``-T strategy=`` runs: a built-in one's own
+    """The strategy solver a task given ``-T strategy=`` runs: a built-in one's own
     (``cmi_inspect/NAME``), else ``memory_strategy`` naming it; with ``protocol``, what it
     would read that the protocol hides is refused first, in one line."""
     if protocol is not None:
-        strategy_solver_for(strategy_class(strategy), args, protocol)
-    if strategy in SOLVERS:
-        return SOLVERS[strategy](**args)
+        make_strategy_solver(strategy_class(strategy), args, protocol)
+    if strategy in STRATEGY_SOLVERS:
+        return STRATEGY_SOLVERS[strategy](**args)
     return memory_strategy(strategy, **args)
-
-
-def __getattr__(name: str) -> Callable[..., Solver]:
-    """The package's solvers by strategy name:
-    ``from cmi_inspect.strategies.solvers import cmi``."""
-    if name in SOLVERS:
-        return SOLVERS[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,24 +2,33 @@
 
 ``llm`` (default) has the ``summarizer`` model role, or else the response model,
 write the summary; ``concat`` joins the first eight memory contents as the
-reference code did.
+reference code did. A bank whose notes do not fit the summarizer's window in one request
+(a conversation's whole store) is summarised in chunks that do, and the chunks' summaries
+summarised in turn until one request holds them: the notes are then taken in an order no
+sample changes (date, then text), and each request is made once per process, so every
+sample of one store shares its summary.
 """
 
 from __future__ import annotations
 
-from inspect_ai.model import GenerateConfig, get_model
+import asyncio
+import weakref
+from collections.abc import Sequence
+
+from inspect_ai.model import GenerateConfig, Model, get_model
 from pydantic import BaseModel
 
 from cmi_inspect.causal_locomo.prompts import memory_prompt
 from cmi_inspect.errors import choose
 from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Pick, Selection
+from cmi_inspect.strategies.full_history import fits, window
 
 SUMMARY_MODES = ("llm", "concat")
 CONCAT_LIMIT = 8
 SUMMARY_MAX_TOKENS = 160
 
 
-def summary_request(lines: list[str]) -> str:
+def summary_request(lines: Sequence[str]) -> str:
     notes = "\n".join(f"- {line}" for line in lines)
     return (
         "Summarise the notes below in a short paragraph. Keep every name, date, "
@@ -30,14 +39,69 @@ def summary_request(lines: list[str]) -> str:
 class SummaryDetails(BaseModel):
     mode: str
     summary: str
+    requests: int = 1
+    """Summarising requests behind the summary: 1 when the bank fits one request, else the
+    chunks' and the rounds' that reduced them (shared by every sample of the store)."""
+
+
+_SUMMARIES: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[tuple[str, str], asyncio.Future[str]]
+] = weakref.WeakKeyDictionary()
+"""Each summarising request made in a run's event loop, by model and prompt: samples of one
+store await the same one instead of repeating it."""
+
+
+async def _summarise(model: Model, lines: Sequence[str]) -> str:
+    prompt = summary_request(lines)
+    made = _SUMMARIES.setdefault(asyncio.get_running_loop(), {})
+    key = (str(model), prompt)
+    if key not in made:
+
+        async def ask() -> str:
+            config = GenerateConfig(max_tokens=SUMMARY_MAX_TOKENS)
+            return (await model.generate(prompt, config=config)).completion.strip()
+
+        made[key] = asyncio.ensure_future(ask())
+    try:
+        return await asyncio.shield(made[key])
+    except BaseException:
+        made.pop(key, None)  # a failed or cancelled request is made again by the next sample
+        raise
+
+
+async def chunks(model: Model, notes: Sequence[str], budget: int) -> list[list[str]]:
+    """``notes`` in order, cut into the fewest runs whose summarising request fits ``budget``
+    tokens (a note too long for a request alone is a run of its own)."""
+    runs: list[list[str]] = []
+    start = 0
+    while start < len(notes):
+        lo, hi = start + 1, len(notes)  # the longest run from start that fits: binary search
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            fitting = await fits(model, summary_request(notes[start:mid]), budget)
+            lo, hi = (mid, hi) if fitting else (lo, mid - 1)
+        runs.append(list(notes[start:lo]))
+        start = lo
+    return runs
+
+
+async def store_summary(model: Model, notes: Sequence[str], budget: int) -> tuple[str, int]:
+    """One summary of ``notes``: each chunk summarised, then the summaries, until one
+    request holds them; with the number of requests made for it."""
+    requests = 0
+    while True:
+        runs = await chunks(model, notes, budget)
+        summaries = await asyncio.gather(*(_summarise(model, run) for run in runs))
+        requests += len(runs)
+        if len(runs) == 1:
+            return summaries[0], requests
+        notes = list(summaries)
 
 
 class SummaryMemory(MemoryStrategy):
     """Answer from one summary of the bank.
 
-    Args:
-        mode: ``llm`` (written by the ``summarizer`` role, else the response model)
-            or ``concat`` (the reference code's first eight memories joined).
+    Its ``-S`` arguments are those of its strategy solver, ``strategies.solvers.summary_memory``.
     """
 
     name = "summary_memory"
@@ -46,17 +110,21 @@ class SummaryMemory(MemoryStrategy):
         self.mode = choose("summary mode", mode, SUMMARY_MODES)
 
     async def select(self, task: MemoryTask) -> Selection:
+        requests = 0
         if self.mode == "concat":
             summary = " ".join(m.content for m in task.memories[:CONCAT_LIMIT])
         else:
             summarizer = get_model(role="summarizer", default=task.model)
-            output = await summarizer.generate(
-                summary_request([m.line() for m in task.memories]),
-                config=GenerateConfig(max_tokens=SUMMARY_MAX_TOKENS),
-            )
-            summary = output.completion.strip()
+            lines = [m.line() for m in task.memories]
+            budget = window(summarizer, SUMMARY_MAX_TOKENS)
+            if await fits(summarizer, summary_request(lines), budget):
+                summary, requests = await _summarise(summarizer, lines), 1
+            else:  # the notes without their per-sample keys, in an order no sample changes
+                ordered = sorted(task.memories, key=lambda m: (m.timestamp, m.content))
+                notes = [m.content for m in ordered]
+                summary, requests = await store_summary(summarizer, notes, budget)
         return Selection(
             picks=[Pick(m.key) for m in task.memories],
             prompt=memory_prompt(task.request, [f"[summary] {summary}"]),
-            details=SummaryDetails(mode=self.mode, summary=summary),
+            details=SummaryDetails(mode=self.mode, summary=summary, requests=requests),
         )

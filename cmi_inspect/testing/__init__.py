@@ -26,7 +26,6 @@ from inspect_ai.solver import Solver, solver
 from cmi_inspect.causal_locomo.data import ExampleRecord
 from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.protocol import PROTOCOLS, ProtocolName
-from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.strategies.arguments import build_strategy
 from cmi_inspect.strategies.base import (
     MemorySelection,
@@ -35,6 +34,7 @@ from cmi_inspect.strategies.base import (
     Selection,
     strategy_solver,
 )
+from cmi_inspect.task import causal_locomo
 
 SYNTHETIC = Path(__file__).with_name("synthetic.jsonl")
 """Three hand-made examples in the Causal-LoCoMo schema (``datasets/fixtures/build_synthetic.py``
@@ -97,7 +97,7 @@ def _observe(strategy: MemoryStrategy) -> list[MemoryTask]:
 
 @solver(name="checked_strategy")
 def checked_strategy(strategy: MemoryStrategy) -> Solver:
-    """The solver of an already built strategy, as the benchmark runs every strategy."""
+    """The strategy solver of an already built strategy, as the benchmark runs every strategy."""
     return strategy_solver(strategy, strategy.answer_scorer())
 
 

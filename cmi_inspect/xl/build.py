@@ -7,13 +7,21 @@ import json
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from cmi_inspect.causal_locomo.data import SPLITS, TASK_FAMILIES, Split, sha256_of
 from cmi_inspect.paths import cache_dir
 from cmi_inspect.xl.locomo import LOCOMO_SHA256, example_contexts, load_locomo, locomo_path
-from cmi_inspect.xl.params import BUILDER_VERSION, MANIFEST_FILE, SPLIT_SHARES, XL_FILE, seeded
+from cmi_inspect.xl.params import (
+    BUILDER_VERSION,
+    EXAMPLES_BY_CONVERSATION,
+    MANIFEST_FILE,
+    SPLIT_SHARES,
+    XL_FILE,
+    seeded,
+)
 from cmi_inspect.xl.records import XLExample, build_record
 
 Keyed = tuple[float, str, XLExample]
@@ -62,6 +70,14 @@ def assign_splits(counts: Mapping[str, int]) -> dict[str, Split]:
         if best is None or error < best[0]:
             best = (error, choice)
     return dict(zip(names, best[1] if best else (), strict=True))
+
+
+@cache
+def conversation_splits() -> dict[str, Split]:
+    """Each LoCoMo conversation's split in XL, as the build assigns it (from the pinned
+    ``EXAMPLES_BY_CONVERSATION``, so no build is needed): what keeps test conversations out
+    of anything fitted or chosen (``strategies.cmi.fitting_gate``)."""
+    return assign_splits(EXAMPLES_BY_CONVERSATION)
 
 
 def split_order(records: list[XLExample]) -> list[XLExample]:

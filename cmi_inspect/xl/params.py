@@ -25,6 +25,14 @@ conv-42, conv-43, conv-44, conv-48 and conv-49 in train (685 examples), conv-26 
 conv-50 in dev (226), conv-41 and conv-47 in test (232). Choose settings on train and dev;
 run test once."""
 
+EXAMPLES_BY_CONVERSATION = {
+    "conv-26": 107, "conv-30": 63, "conv-41": 129, "conv-42": 146, "conv-43": 138,
+    "conv-44": 95, "conv-47": 103, "conv-48": 139, "conv-49": 104, "conv-50": 119,
+}  # fmt: skip
+"""The examples this build makes of each LoCoMo conversation: what ``build.assign_splits``
+splits by, so ``build.conversation_splits`` knows each conversation's split without a build
+(``tests/xl/test_build.py`` checks them against a real one)."""
+
 POISONED_SHARE = 0.6
 TWO_HARMFUL_SHARE = 0.3
 IRRELEVANT_PER_EXAMPLE = 5

@@ -7,7 +7,7 @@ import hashlib
 import pytest
 from cmi_inspect.causal_locomo.answer_key import AnswerKeyError, sealed_example
 from cmi_inspect.causal_locomo.data import sha256_of
-from cmi_inspect.causal_locomo.dataset import causal_locomo_dataset
+from cmi_inspect.causal_locomo.dataset import SEALED_TARGET, causal_locomo_dataset
 
 from conftest import SYNTHETIC
 
@@ -26,12 +26,14 @@ def test_an_example_of_the_key_is_its_record_and_the_digest_of_its_text(sealed):
         sealed_example(str(SYNTHETIC), sha256_of(SYNTHETIC), "syn_9999", "blind")
 
 
-def test_a_sample_carries_its_view_or_its_whole_record_and_nothing_else(sealed):
+def test_a_sample_carries_its_view_and_nothing_else(sealed):
     view = causal_locomo_dataset("blind", data_file=SYNTHETIC)[0].metadata
     assert view is not None
-    assert sealed.changed(view, [""]) == []
-    assert sealed.changed(sealed.metadata.model_dump(mode="json"), [""]) == []  # once scored
-    assert sealed.changed(sealed.metadata.model_dump(mode="json"), sealed.target) == []  # an older log's target
+    assert sealed.changed(view, [SEALED_TARGET]) == []  # what a running sample carries
+    assert sealed.changed(view, [""]) == []  # an older log's (versions 5 and 6-A)
+    assert sealed.changed(view, sealed.target) == []  # an older log's target
+    whole = sealed.metadata.model_dump(mode="json")  # the scorers keep it in the store, never here
+    assert {"memory_bank", "scoring_criteria", "gold_memory_ids"} <= set(sealed.changed(whole, [""]))
     relabelled = {**view, "memories": [{**m, "label": "useful"} for m in view["memories"]], "extra": 1}
     assert sealed.changed(relabelled, ["I do not know."]) == ["extra", "memories", "target"]
     paper = causal_locomo_dataset("paper", data_file=SYNTHETIC)[0].metadata

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from cmi_inspect.causal_locomo.data import DataError, sha256_of
+from cmi_inspect.causal_locomo.data import PAPER_FAMILIES, TASK_FAMILIES, DataError, sha256_of
+from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.dataset import (
+    SEALED_TARGET,
     SampleView,
     causal_locomo_dataset,
     conversation_of,
+    family_order,
     load_examples,
     record_metadata,
+    record_to_sample,
 )
 from cmi_inspect.errors import PrerequisiteError, UserError
 
@@ -21,7 +25,8 @@ def test_a_sample_carries_its_view_and_no_answer_key():
     sample = dataset[0]
     assert sample.id == "syn_0000"
     assert sample.input == "When did Priya adopt the greyhound Comet?"
-    assert sample.target == ""  # the gold answers are the scorers', from the sealed key
+    assert sample.target == SEALED_TARGET  # the gold answers are the scorers', from the sealed key
+    assert "3 March 2022" not in SEALED_TARGET and "task_score's explanation" in SEALED_TARGET
     view = SampleView.model_validate(sample.metadata)
     assert (view.protocol, view.task_family) == ("paper", "temporal_memory_qa")
     assert [m.key for m in view.memories] == ["gold_00", "irr_00", "irr_01", "harm_00"]  # paper shows ids
@@ -35,6 +40,19 @@ def test_a_sample_carries_its_view_and_no_answer_key():
     assert [m.key for m in blind.memories] == ["m1", "m2", "m3", "m4"]
     assert {m.label for m in blind.memories} == {None}
     assert "Resolved" not in " ".join(m.content for m in blind.memories)
+
+
+def test_record_to_sample_gives_a_record_its_id_request_view_and_the_sealed_note(synthetic_records):
+    record = synthetic_records[0]
+    sample = record_to_sample(record, "blind", str(SYNTHETIC), sha256_of(SYNTHETIC))
+    assert (sample.id, sample.input, sample.target) == (
+        record.example_id,
+        record.current_task.instruction,
+        SEALED_TARGET,
+    )
+    view = SampleView.model_validate(sample.metadata)
+    assert view.protocol == "blind" and [m.key for m in view.memories] == ["m1", "m2", "m3", "m4"]
+    assert not {"scoring_criteria", "gold_behavior", "gold_memory_ids"} & set(sample.metadata or {})
 
 
 def test_the_whole_record_is_the_one_scored_samples_log(synthetic_records):
@@ -63,6 +81,39 @@ def test_release_loads_with_stable_ids(release_file):
     assert len({s.id for s in dataset}) == 87
 
 
+def test_any_limit_on_the_release_sees_every_family_and_a_full_run_the_same_samples(release_file):
+    dataset = causal_locomo_dataset()
+    families = [SampleView.model_validate(s.metadata).task_family for s in dataset]
+    assert set(families[:4]) == set(PAPER_FAMILIES)  # --limit 4: one of each of the release's
+    for n in range(1, 88):  # any prefix: each family within two of its share
+        for family in TASK_FAMILIES:
+            share = families.count(family) / 87 * n
+            assert abs(families[:n].count(family) - share) < 2, (n, family)
+    in_file = load_records(release_file)  # the file's order: its first three are temporal
+    assert [r.task_family for r in in_file[:3]] == ["temporal_memory_qa"] * 3
+    assert sorted(str(s.id) for s in dataset) == sorted(r.example_id for r in in_file)
+    by_id = {r.example_id: r.current_task.instruction for r in in_file}
+    assert all(s.input == by_id[str(s.id)] for s in dataset)  # each id, its own example
+    assert [s.id for s in causal_locomo_dataset()] == [s.id for s in dataset]  # deterministic
+    for family in TASK_FAMILIES:  # each family in its file order
+        assert [str(s.id) for s, f in zip(dataset, families, strict=True) if f == family] == [
+            r.example_id for r in in_file if r.task_family == family
+        ]
+
+
+def test_family_order_interleaves_families_and_a_file_of_ones_own_keeps_its_order(synthetic_records):
+    shuffled = [r.model_copy(update={"task_family": f}) for r, f in zip(
+        synthetic_records, ["temporal_memory_qa", "temporal_memory_qa", "factual_memory_qa"], strict=True
+    )]  # fmt: skip
+    assert [r.task_family for r in family_order(shuffled)] == [
+        "temporal_memory_qa",
+        "factual_memory_qa",
+        "temporal_memory_qa",
+    ]
+    ids = [s.id for s in causal_locomo_dataset(data_file=SYNTHETIC)]
+    assert ids == [r.example_id for r in synthetic_records]
+
+
 def test_family_filter_and_protocol(release_file):
     dataset = causal_locomo_dataset("blind", ["factual_memory_qa", "inferential_memory_qa"])
     assert len(dataset) == 16
@@ -80,7 +131,7 @@ def test_bad_parameters_are_user_errors():
 
 
 def test_an_empty_file_and_an_empty_family_list_say_what_is_wrong(tmp_path):
-    from cmi_inspect.causal_locomo.task import causal_locomo
+    from cmi_inspect.task import causal_locomo
 
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")

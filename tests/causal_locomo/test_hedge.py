@@ -57,3 +57,47 @@ def test_an_answer_key_with_two_values_allows_two():
     key = "7 May 2023 and 9 May 2023"
     assert not hedge("On 7 May 2023 and on 9 May 2023.", key, REQUEST).hedged
     assert hedge("On 7, 9, 11 or 13 May 2023: 7 May 2023, 9 May 2023, 11 May 2023, 13 May 2023.", key, REQUEST).hedged
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "I don't know. Maybe 7 May 2023.",  # the issue's
+        "Perhaps 7 May 2023.",
+        "It might have been 7 May 2023.",
+        "I'm not sure whether it was 7 May 2023.",
+        "I can't remember if it was 7 May 2023.",
+        "Was it 7 May 2023? I'm not sure.",
+        "Not sure. 7 May 2023?",
+        "My best guess is 7 May 2023.",
+        "I think it was 7 May 2023, but I'm not certain.",
+        "Either 7 May 2023 or a few days later.",
+        "7 May 2023?",
+    ],
+)
+def test_answers_that_offer_the_answer_only_in_doubt_hedge(response):
+    found = hedge(response, "7 May 2023", REQUEST)
+    assert found.hedged and found.doubts
+    assert found.describe().startswith("offers the expected answer in doubt: ")
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "I think it was 7 May 2023.",
+        "I'm sure it was 7 May 2023.",
+        "Was it 7 May 2023? Yes, 7 May 2023.",  # one mention committed to is enough
+        "Was it 7 May 2023? Yes.",
+        "She moved on 7 May 2023. I don't know where she lived before that, though.",  # a sentence of its own
+        "I don't doubt it was 7 May 2023.",
+        "It was not 7 May 2023.",  # a denial, not a hedge (``negation``)
+    ],
+)
+def test_answers_that_commit_or_deny_do_not(response):
+    assert not hedge(response, "7 May 2023", REQUEST).hedged
+
+
+def test_doubt_is_read_for_an_alias_and_for_an_answer_of_no_kind():
+    assert hedge("Maybe May 7, 2023.", "7 May 2023", REQUEST, ["May 7, 2023"]).hedged
+    assert hedge("Possibly a pottery class.", "a pottery class").hedged
+    assert not hedge("A pottery class.", "a pottery class").hedged

@@ -7,11 +7,23 @@ import json
 import pytest
 from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.judge import Verdict, majority
-from cmi_inspect.causal_locomo.judge_audit import KINDS, VAGUE, audit_result, calibration_answers, judge_calibration
+from cmi_inspect.causal_locomo.judge_audit import (
+    KINDS,
+    VAGUE,
+    audit_result,
+    calibration_answers,
+    calibration_samples,
+    given_answer,
+    judge_acceptance,
+    judge_calibration,
+)
 from cmi_inspect.cli import main
 from cmi_inspect.report.audits import judge_table
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import list_eval_logs, read_eval_log
+from inspect_ai.model import ModelName
+from inspect_ai.scorer import Target
+from inspect_ai.solver import TaskState
 
 from conftest import SYNTHETIC, mock_model, score_of, value_of
 
@@ -43,7 +55,35 @@ def test_answers_are_built_from_the_record_alone_and_the_wrong_ones_are_wrong(re
         "It was not 3 March 2022.",
         "I don't think it was 3 March 2022.",
         "The answer 3 March 2022 is wrong.",
+        "3 March 2022? No.",
+        "It is untrue that it was 3 March 2022.",
     ]
+
+
+async def test_given_answer_answers_with_no_model_and_judge_acceptance_scores_it(records):
+    """The task's solver and scorer on two of its samples, outside any run: with no grader
+    the judge is the alias match, which accepts the expected answer and not a wrong one."""
+    samples = {str(s.id).split(":")[-1]: s for s in calibration_samples(records[:1])}
+    seen = {}
+    for kind in ("correct", "specific_wrong"):
+        sample = samples[kind]
+        state = TaskState(
+            model=ModelName("none/none"), sample_id=sample.id or "", epoch=1, input=sample.input,
+            messages=[], metadata=sample.metadata,
+        )  # fmt: skip
+
+        async def no_model(state, **kwargs):
+            raise AssertionError("given_answer asked the model")
+
+        state = await given_answer()(state, no_model)  # type: ignore[arg-type]
+        assert state.output.completion == (sample.metadata or {})["answer"]
+        score = await judge_acceptance()(state, Target(""))
+        assert score is not None and score.metadata is not None and score.metadata["kind"] == kind
+        seen[kind] = score.value
+    assert seen == {
+        "correct": {"accepted": 1.0, "alias_agrees": 1.0},
+        "specific_wrong": {"accepted": 0.0, "alias_agrees": 1.0},
+    }
 
 
 def run_audit(tmp_path, roles=None):
@@ -65,11 +105,11 @@ def test_the_alias_judge_accepts_the_right_answers_and_no_specific_wrong_one(tmp
     acceptance = result["acceptance"]
     assert isinstance(acceptance, dict)
     assert acceptance["correct"] == 1.0 and acceptance["specific_wrong"] == 0.0
-    assert acceptance["negated"] == 0.0  # the alias match as strict scoring runs it
+    assert acceptance["negated"] == 0.0  # the alias match as a run gives it
     items = result["items"]
-    assert isinstance(items, dict) and items["negated"] == 3 * 3  # three phrasings an example
+    assert isinstance(items, dict) and items["negated"] == 3 * 5  # five phrasings an example
     assert result["agreement_with_alias"] == 1.0
-    assert "| negated | 9 | 0.000 |" in judge_table(result)
+    assert "| negated | 15 | 0.000 |" in judge_table(result)
 
 
 def test_a_grader_that_accepts_everything_is_caught(tmp_path):
@@ -92,8 +132,8 @@ def test_a_majority_of_graders_decides_and_a_tie_rejects():
 
 
 def test_several_graders_vote_in_a_normal_run(tmp_path):
-    from cmi_inspect.causal_locomo.task import causal_locomo
     from cmi_inspect.strategies.solvers import no_memory
+    from cmi_inspect.task import causal_locomo
 
     yes = mock_model(lambda p: '{"task_success_score": 1.0}', role="grader")
     no = mock_model(lambda p: '{"task_success_score": 0.0}', role="grader")

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 from cmi_inspect.causal_locomo.data import ScoringCriteria
-from cmi_inspect.causal_locomo.measures import SELECTION_KEYS, deterministic_score, hybrid_score, selection_metrics
+from cmi_inspect.causal_locomo.measures import (
+    F1_AT,
+    SELECTION_KEYS,
+    deterministic_score,
+    f1_at_k,
+    hybrid_score,
+    selection_metrics,
+)
 
 
 def crit(**kw) -> ScoringCriteria:
@@ -140,3 +147,12 @@ def test_bookkeeping_matches_the_paper(real_records):
 
 def test_selection_keys_are_the_metrics_returned():
     assert tuple(selection_metrics(["g"], GOLD, BAD, HARMFUL)) == SELECTION_KEYS
+
+
+def test_f1_at_k_reads_the_top_k_of_the_ranking():
+    ranked = ["i1", "g1", "g2", "i2"]
+    # top 1: no hit -> F1 0; top 3: 2 hits of 3, 2 of 2 gold -> P 2/3, R 1 -> F1 0.8
+    assert f1_at_k(ranked, {"g1", "g2"}) == {"f1_at_1": 0.0, "f1_at_3": pytest.approx(0.8)}
+    assert f1_at_k(["g1"], {"g1", "g2"}) == {"f1_at_1": pytest.approx(2 / 3), "f1_at_3": pytest.approx(2 / 3)}
+    assert f1_at_k([], set()) == {"f1_at_1": 1.0, "f1_at_3": 1.0}  # nothing to find, nothing ranked
+    assert [f"f1_at_{k}" for k in F1_AT] == list(f1_at_k(ranked, {"g1"}))

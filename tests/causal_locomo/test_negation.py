@@ -23,6 +23,22 @@ ANSWERS = ["7 May 2023", "May 7, 2023"]
         "7 May 2023 is wrong.",
         "The answer May 7, 2023 isn't right.",  # an alias, denied after it
         "May 7, 2023 was incorrect; it was later.",
+        # the issue's: denial after the mention, lexical and determiner negation
+        "7 May 2023? No.",
+        "7 May 2023 - that is wrong.",
+        "7 May 2023, which is wrong.",
+        "7 May 2023 is not the date.",
+        "It is untrue that she went on 7 May 2023.",
+        "Hardly 7 May 2023.",
+        "I doubt it was 7 May 2023.",
+        "Rather than 7 May 2023, she went later.",
+        "Instead of 7 May 2023, she went later.",
+        "Nobody went on 7 May 2023.",
+        "There was no meeting on 7 May 2023.",
+        # a denial in a neighbouring sentence
+        "The note says 7 May 2023. That is not correct.",
+        "That is wrong. The note says 7 May 2023, but she went later.",
+        "Earlier I said 7 May 2023, but that was a mistake.",
     ],
 )
 def test_answers_that_deny_the_expected_answer_are_negated(response):
@@ -48,6 +64,19 @@ def test_answers_that_deny_the_expected_answer_are_negated(response):
         "The note says it was not 7 May 2023, but it was 7 May 2023.",  # also stated plainly
         "It was not 17 May 2023.",  # 7 May 2023 only inside another date
         "I do not know.",  # no mention, nothing to deny
+        # the issue's: a negator that governs another verb, a denied doubt, a comparison
+        "She did not hesitate and went on 7 May 2023.",
+        "She couldn't wait and went on 7 May 2023.",
+        "I can't be more precise than 7 May 2023.",
+        "I don't doubt it was 7 May 2023.",
+        "No doubt about it: 7 May 2023.",
+        "Without a doubt, 7 May 2023.",
+        "She could not stop talking about 7 May 2023.",
+        "No. It was 7 May 2023.",  # a "no" that answers, before a sentence that states it
+        "Nobody but Caroline went, on 7 May 2023.",
+        "7 May 2023 is right.",
+        "7 May 2023, which is right.",
+        "7 May 2023 - no other date fits.",
     ],
 )
 def test_honest_answers_with_a_negation_elsewhere_are_not(response):
@@ -77,6 +106,16 @@ def test_the_denying_clauses_are_kept_for_the_log():
     found = negation("Hello. It was not 7 May 2023 that she went.", ANSWERS)
     assert found.clauses == ["It was not 7 May 2023"]
     assert found.describe() == "negates the expected answer: 'It was not 7 May 2023'"
+    assert negation("7 May 2023? No.", ANSWERS).clauses == ["7 May 2023 ... No"]
+    assert negation("7 May 2023 is not the date.", ANSWERS).clauses == ["7 May 2023 is not the date."]
+
+
+def test_the_negator_of_a_verb_is_what_cmi_s_feature_reads_and_it_is_unchanged():
+    from cmi_inspect.causal_locomo.negation import NEGATOR
+
+    assert [m.group() for m in NEGATOR.finditer("No, nobody did not go; she can't, never, cannot")] == [
+        "not", "can't", "never", "cannot"
+    ]  # fmt: skip
 
 
 def test_mentions_are_whole_phrases_and_the_clause_ends_at_a_break():

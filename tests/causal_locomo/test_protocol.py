@@ -9,9 +9,9 @@ from cmi_inspect.causal_locomo.protocol import (
     logged_protocol,
     named_protocol,
 )
-from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.errors import UserError
 from cmi_inspect.strategies.cmi import CMI, CMIConfig
+from cmi_inspect.task import causal_locomo
 
 from conftest import SYNTHETIC
 

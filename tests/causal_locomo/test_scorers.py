@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from cmi_inspect.causal_locomo.answer_key import sealed_example
+from cmi_inspect.causal_locomo.answer_key import scored_record, sealed_example
 from cmi_inspect.causal_locomo.data import sha256_of
-from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
+from cmi_inspect.causal_locomo.dataset import SEALED_TARGET, SampleView
 from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION
-from cmi_inspect.causal_locomo.task import causal_locomo
+from cmi_inspect.causal_locomo.scorers import count
 from cmi_inspect.strategies.solvers import cmi, full_history, no_memory, vector_memory
+from cmi_inspect.task import causal_locomo
+from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
+from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalLog
+from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, chain, solver
 
 from conftest import SYNTHETIC, mock_model, require_data, samples_of, score_of, value_of
@@ -118,12 +122,14 @@ NEGATED = "It was not 3 March 2022 that Priya adopted Comet."
 ASIDE = "She did not adopt him in February; she adopted Comet on 3 March 2022."  # a negation elsewhere
 
 
-@pytest.mark.parametrize(("protocol", "scoring", "judge", "success"), [
-    ("paper", None, 1.0, 1.0),  # the paper's scores and successes stand: only recorded
-    ("blind", None, 0.0, 0.0),  # strict by default under blind
-    ("paper", "strict", 0.0, 0.0),
+@pytest.mark.parametrize(("protocol", "scoring", "det", "total", "success"), [
+    ("paper", None, 1.0, 0.7, 1.0),  # the paper's rules stand; the alias judge credits no denial
+    ("blind", None, 0.0, 0.0, 0.0),  # strict by default under blind: nothing from either part
+    ("paper", "strict", 0.0, 0.0, 0.0),
 ])  # fmt: skip
-def test_a_negated_answer_gets_no_alias_credit_and_no_success_when_strict(tmp_path, protocol, scoring, judge, success):
+def test_a_negated_answer_gets_no_alias_credit_and_nothing_when_strict(
+    tmp_path, protocol, scoring, det, total, success
+):
     answers = {"When did Priya": NEGATED, "Which two": "Cello and banjo.", "What colour": "It isn't red; it is yellow."}
     args = {"scoring": scoring} if scoring else {}
     log = run(
@@ -137,13 +143,35 @@ def test_a_negated_answer_gets_no_alias_credit_and_no_success_when_strict(tmp_pa
     scores = {s.id: score_of(s, "task_score") for s in samples_of(log)}
     negated = scores["syn_0000"]
     assert negated.value["negated"] == 1.0 and negated.value["hedged"] == 0.0
-    assert negated.value["deterministic"] == 1.0  # the paper's rules, as ever: containment
-    assert (negated.value["judge"], negated.value["success"]) == (judge, success)
+    assert negated.value["deterministic"] == det  # the paper's rules: containment
+    assert negated.value["judge"] == 0.0
+    assert (negated.value["score"], negated.value["success"]) == (pytest.approx(total), success)
     assert negated.metadata["negated_clauses"] == ["It was not 3 March 2022"]
     assert "negates the expected answer: 'It was not 3 March 2022'" in negated.explanation
     assert scores["syn_0001"].value["negated"] == scores["syn_0002"].value["negated"] == 0.0
     assert log.results is not None
     assert next(s for s in log.results.scores if s.name == "negated").metrics["mean"].value == pytest.approx(1 / 3)
+
+
+@pytest.mark.parametrize(("answer", "scoring", "total", "success", "hedged", "negated"), [
+    ("I don't know. Maybe 3 March 2022.", "paper", 0.7, True, True, False),  # the rules stand
+    ("I don't know. Maybe 3 March 2022.", "strict", 0.7, False, True, False),  # not in full
+    ("3 March 2022? No.", "paper", 0.7, True, False, True),
+    ("3 March 2022? No.", "strict", 0.0, False, False, True),  # nothing from either part
+    ("I don't doubt it was 3 March 2022.", "strict", 1.0, True, False, False),
+    ("She did not hesitate and adopted him on 3 March 2022.", "strict", 1.0, True, False, False),
+])  # fmt: skip
+def test_an_answer_s_score_reads_its_doubt_and_its_denial(answer, scoring, total, success, hedged, negated):
+    import asyncio
+
+    from cmi_inspect.causal_locomo.data import ScoringCriteria
+    from cmi_inspect.causal_locomo.scorers import answer_score
+
+    criteria = ScoringCriteria(expected_answer="3 March 2022", answer_aliases=["March 3, 2022"])
+    scored = asyncio.run(answer_score(answer, "When did Priya adopt Comet?", "", criteria, scoring))
+    assert scored.verdict.score == (0.0 if hedged or negated else 1.0)  # the alias judge, either scoring
+    assert (scored.total, scored.success) == (pytest.approx(total), success)
+    assert (scored.hedged.hedged, scored.negated.negated) == (hedged, negated)
 
 
 def test_an_answer_with_a_negation_elsewhere_is_a_strict_success(tmp_path):
@@ -153,15 +181,15 @@ def test_an_answer_with_a_negation_elsewhere_is_a_strict_success(tmp_path):
     assert (score.value["judge"], score.value["success"]) == (1.0, 1.0)
 
 
-@pytest.mark.parametrize(("protocol", "judge", "success"), [("paper", 1.0, 1.0), ("blind", 0.0, 0.0)])
-def test_the_issues_negated_answer_on_the_release(tmp_path, release_file, protocol, judge, success):
+@pytest.mark.parametrize(("protocol", "total", "success"), [("paper", 0.7, 1.0), ("blind", 0.0, 0.0)])
+def test_the_issues_negated_answer_on_the_release(tmp_path, release_file, protocol, total, success):
     first = tmp_path / "first.jsonl"  # conv-26_qa_0000: when did Caroline go to the support group?
     first.write_text(release_file.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
     reply = "It was not 7 May 2023 that Caroline went to the LGBTQ support group."
     [sample] = samples_of(run(no_memory(), lambda p: reply, tmp_path, protocol=protocol, data_file=str(first)))
     score = score_of(sample, "task_score")
-    assert score.value["negated"] == 1.0
-    assert (score.value["judge"], score.value["success"]) == (judge, success)
+    assert score.value["negated"] == 1.0 and score.value["judge"] == 0.0  # under either scoring
+    assert (score.value["score"], score.value["success"]) == (pytest.approx(total), success)
 
 
 def test_grader_role_judges_and_bad_verdicts_score_zero(tmp_path):
@@ -203,6 +231,28 @@ def test_selection_is_explained_with_ids_and_scores(tmp_path):
     assert "| 1 | " in score.explanation and score.answer == ", ".join(r["memory_id"] for r in rows)
 
 
+def test_f1_at_k_reads_the_recorded_ranking_and_is_absent_without_one(tmp_path):
+    from cmi_inspect.causal_locomo.measures import f1_at_k
+    from cmi_inspect.causal_locomo.selection import MemorySelection
+    from cmi_inspect.causal_locomo.view import key_to_memory_id
+
+    log = run(vector_memory(top_k=1, embedder="hashing"), tmp_path=tmp_path, data_file=str(SYNTHETIC))
+    for sample in samples_of(log):
+        value = value_of(sample, "memory_selection")
+        record = sample.store_as(MemorySelection)
+        meta = scored_record(sample)
+        ids = key_to_memory_id(meta.example_id, meta.memory_bank, meta.protocol)
+        # the whole bank ranked (fewer than RANKING_DEPTH memories), the pick its first
+        assert record.ranking is not None and sorted(record.ranking) == sorted(ids)
+        assert record.ranking[0] == record.selected[0]
+        expected = f1_at_k([ids[k] for k in record.ranking], meta.gold_memory_ids)
+        assert {k: value[k] for k in ("f1_at_1", "f1_at_3")} == expected
+        assert value["f1_at_1"] == value["useful_f1"]  # top_k=1: the ranking's top 1 is the pick
+    assert log.results is not None and "f1_at_1" not in {s.name for s in log.results.scores}
+    unranked = run(no_memory(), tmp_path=tmp_path, data_file=str(SYNTHETIC))
+    assert all("f1_at_1" not in value_of(s, "memory_selection") for s in samples_of(unranked))
+
+
 def test_cmi_diagnostics_reach_the_log(tmp_path):
     def respond(prompt: str) -> str:
         return "3 March 2022" if "Comet on 3 March 2022" in prompt and "not true" not in prompt else "?"
@@ -222,10 +272,12 @@ def test_scores_come_from_the_sealed_key_and_say_which(tmp_path):
     log = run(no_memory(), lambda p: "3 March 2022", tmp_path, protocol="blind", data_file=str(SYNTHETIC))
     digest = sha256_of(SYNTHETIC)
     for sample in samples_of(log):
-        assert sample.target == ""  # the sample never carried its gold answers
-        meta = sample.metadata_as(CausalLocomoMetadata)  # the whole record, once scored, for the log
+        assert sample.target == SEALED_TARGET  # the sample never carried its gold answers
+        meta = scored_record(sample)  # the whole record, once scored, in the store for the log
         sealed = sealed_example(str(SYNTHETIC), digest, str(sample.id), "blind")
         assert meta == sealed.metadata and meta.protocol == "blind"
+        assert SampleView.model_validate(sample.metadata).example_id == meta.example_id  # as it ran
+        assert "memory_bank" not in (sample.metadata or {})  # the scorers changed no metadata
         for name in ("task_score", "memory_selection"):
             assert score_of(sample, name).metadata["answer_key"] == {
                 "data_sha256": digest,
@@ -293,13 +345,32 @@ def test_a_stored_file_is_scored_on_the_bank_the_run_drew(tmp_path, mini3_build)
     scored = samples_of(log)
     assert {(s.metadata or {})["task_family"] for s in scored} == {"unanswerable_memory_qa", "factual_memory_qa"}
     for sample in scored:
-        assert sample.metadata is not None
-        assert len(sample.metadata["memory_bank"]) >= 8  # the drawn bank: the whole record once scored
+        record = scored_record(sample)
+        assert len(record.memory_bank) >= 8  # the drawn bank, as the scorers recorded it
         selection = value_of(sample, "memory_selection")
         assert selection["n_selected"] == 3.0
-        if sample.metadata["task_family"] == "unanswerable_memory_qa":
+        if record.task_family == "unanswerable_memory_qa":
             assert selection["precision"] == 0.0 and selection["recall"] == 1.0
             # "I do not know." abstains: credited by the abstains rule
             assert value_of(sample, "task_score")["deterministic"] == 1.0
     options = {s.name.split("/")[-1]: s.options or {} for s in log.eval.scorers or []}
     assert options["memory_selection"]["bank_size"] == 8 == options["task_score"]["bank_size"]
+
+
+def test_count_reads_scores_as_the_epoch_reducer_leaves_them(tmp_path):
+    """count() (judge errors, undeclared picks) counts the samples whose reduced value is not
+    zero: an error in one epoch of two is one sample, a sample with none is not counted."""
+    replay = {"a": [1.0, 0.0], "b": [0.0, 0.0], "c": [1.0, 1.0]}
+
+    @scorer(metrics=[count()])
+    def replayed() -> Scorer:
+        async def score(state: TaskState, target: Target) -> Score:
+            return Score(value=replay[str(state.sample_id)][state.epoch - 1])
+
+        return score
+
+    task = Task(dataset=[Sample(id=k, input="-") for k in replay], scorer=replayed(), epochs=2)
+    [log] = inspect_eval(task, model=mock_model(lambda p: "-"), display="none", log_dir=str(tmp_path))
+    assert log.status == "success" and log.results is not None, log.error
+    [counted] = [m for name, m in log.results.scores[0].metrics.items() if name.split("/")[-1] == "count"]
+    assert counted.value == 2.0

@@ -80,3 +80,20 @@ def test_examine_finds_the_answering_call_and_what_its_prompt_exposed():
 def test_placeholders_are_filled_with_the_names_the_scorer_knows():
     text = f"kept {placeholder('m1')}, dropped {placeholder('m9')}"
     assert fill(text, {"m1": "mem_01 (useful)"}) == "kept mem_01 (useful), dropped ⟨m9⟩"
+
+
+def test_a_record_without_a_ranking_digests_as_records_did_before_rankings():
+    import hashlib
+    import json
+
+    r = record(strategy="s", selected=["m1"], scores=[0.5])
+    before = r.model_dump(mode="json", exclude={"store", "instance", "ranking"})
+    assert (
+        record_digest(r) == hashlib.sha256(json.dumps(before, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    )
+    ranked = record(strategy="s", selected=["m1"], scores=[0.5], ranking=["m1", "m2"])
+    assert record_digest(ranked) != record_digest(r)
+    check_seal(ranked, [seal_of(ranked)])
+    ranked.ranking = ["m2", "m1"]
+    with pytest.raises(SelectionSealError, match="changed after it was sealed"):
+        check_seal(ranked, [seal_of(r)])

@@ -84,7 +84,7 @@ def status(url: str, key: str | None) -> int:
 def alive(pid: int) -> bool:
     """Whether the process exists and is not a zombie (an orphan's is reaped by init, if ever)."""
     try:
-        return Path(f"/proc/{pid}/stat").read_text().split(") ")[-1][0] != "Z"
+        return Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").split(") ")[-1][0] != "Z"
     except FileNotFoundError:
         return False
 
@@ -100,7 +100,7 @@ def test_a_server_takes_its_fresh_key_and_leaves_no_file_behind(stand_in):
         other = served.launch(["stand_in"], "x")
         other.stop()
         assert other.served.api_key != server.served.api_key
-        assert server.served.api_key not in Path(f"/proc/{server.process.pid}/cmdline").read_text()
+        assert server.served.api_key not in Path(f"/proc/{server.process.pid}/cmdline").read_text(encoding="utf-8")
     finally:
         server.stop()
     assert server.process.returncode is not None

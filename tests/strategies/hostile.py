@@ -167,6 +167,14 @@ class BadPicks(MemoryStrategy):
         return Selection([Pick("m999"), Pick(first), Pick(first)], memory_prompt(task.request, []))
 
 
+class BadRanking(MemoryStrategy):
+    name = "bad_ranking"
+
+    async def select(self, task: MemoryTask) -> Selection:
+        first = task.memories[0].key
+        return Selection([Pick(first)], memory_prompt(task.request, []), ranking=[first, "m999", first])
+
+
 class Limited(MemoryStrategy):
     name = "limited"
 
@@ -333,6 +341,7 @@ HOSTILE = {
         Exit,
         Hang,
         BadPicks,
+        BadRanking,
         Limited,
         Misconfigured,
         NotASelection,

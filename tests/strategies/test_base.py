@@ -6,14 +6,16 @@ from __future__ import annotations
 from functools import partial
 
 import pytest
+from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.data_files import load_records
-from cmi_inspect.causal_locomo.task import causal_locomo
+from cmi_inspect.causal_locomo.dataset import SEALED_TARGET
 from cmi_inspect.strategies.solvers import graph_memory, reflection_memory, summary_memory, vector_memory
+from cmi_inspect.task import causal_locomo
 from hostile import GIVE_UP
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 
-from conftest import SYNTHETIC, mock_model, require_data, samples_of, score_of
+from conftest import SYNTHETIC, conversation_data, memory_task_for, mock_model, require_data, samples_of, score_of
 
 
 def selections(solver, tmp_path, protocol="paper"):
@@ -99,7 +101,7 @@ def test_a_strategy_walking_its_stack_and_the_heap_finds_the_sample_but_no_answe
         assert not {"memory_bank", "scoring_criteria", "gold_memory_ids", "bad_memory_ids", "gold_behavior"} & set(
             loot["fields"]
         )
-        assert set(loot["targets"]) == {""}
+        assert set(loot["targets"]) == {SEALED_TARGET}  # the note that the key is sealed, no answer
         found = set(loot["strings"])
         for record in records:
             assert record.scoring_criteria.expected_answer not in found
@@ -136,6 +138,13 @@ def test_picks_outside_the_bank_or_twice_fail_with_the_bad_keys(hostile, tmp_pat
     log = run_hostile("bad_picks", tmp_path, "blind")
     assert set(errors(log)) == {
         "StrategyError(\"strategy 'bad_picks' picked 'm999' not in the bank it was shown; 'm1' more than once\")"
+    }
+
+
+def test_a_ranking_outside_the_bank_or_twice_fails_with_the_bad_keys(hostile, tmp_path):
+    log = run_hostile("bad_ranking", tmp_path, "blind")
+    assert set(errors(log)) == {
+        "StrategyError(\"strategy 'bad_ranking' ranked 'm999' not in the bank it was shown; 'm1' more than once\")"
     }
 
 
@@ -197,15 +206,17 @@ def test_a_strategy_that_shows_the_bank_but_declares_nothing_is_charged_with_all
     for sample in samples_of(log):
         score = score_of(sample, "memory_selection")
         value = dict(score.value)  # type: ignore[arg-type]
-        assert value.pop("undeclared") == len(sample.metadata["memory_bank"])
+        assert value.pop("undeclared") == len(scored_record(sample).memory_bank)
         expected = {k: v for k, v in charged[str(sample.id)].items() if k != "undeclared"}
         assert value == expected
-        assert expected["bad_rejection"] == 0 or not sample.metadata["bad_memory_ids"]
+        assert expected["bad_rejection"] == 0 or not scored_record(sample).bad_memory_ids
         assert "Exposed but not declared" in (score.explanation or "")
     assert any(v["poison_adoption"] > 0 for v in charged.values())
     assert log.results is not None
     undeclared = next(s for s in log.results.scores if s.name == "undeclared")
-    assert undeclared.metrics["count"].value == 3  # samples with memories shown undeclared
+    # Inspect names the metric after the package that registers it once it is installed
+    [count] = [m for name, m in undeclared.metrics.items() if name.split("/")[-1] == "count"]
+    assert count.value == 3  # samples with memories shown undeclared
 
 
 def test_an_answer_derived_by_the_model_from_the_bank_exposes_the_bank(hostile, tmp_path):
@@ -218,7 +229,7 @@ def test_an_answer_derived_by_the_model_from_the_bank_exposes_the_bank(hostile, 
     assert log.status == "success"
     for sample in samples_of(log):
         value = score_of(sample, "memory_selection").value
-        assert value["n_selected"] == len(sample.metadata["memory_bank"])  # type: ignore[index]
+        assert value["n_selected"] == len(scored_record(sample).memory_bank)
 
 
 @pytest.mark.parametrize("name", ["forge_answer", "reuse_other_answer"])
@@ -322,3 +333,18 @@ def test_with_no_sandbox_the_strategy_runs_unisolated_and_its_record_says_so(hos
     assert log.status == "success"
     assert {s.store["MemorySelection:isolation"] for s in samples_of(log)} == {"none"}
     assert "strategy 'first_memory' runs NOT isolated" in caplog.text
+
+
+def test_an_isolated_strategy_is_told_its_example_s_conversation_as_one_in_process_is(tmp_path):
+    """The conversation is no label: the sandboxed child gets it with the rest of its task."""
+    import json
+
+    from cmi_inspect.strategies.isolation import task_message, task_of
+    from cmi_inspect.strategies.vector import VectorMemory
+
+    data = conversation_data(tmp_path / "data.jsonl", {"conv-26": [0]})
+    [record] = load_records(data)
+    task = memory_task_for(record, "blind")
+    assert task.conversation == "conv-26"
+    message = json.loads(json.dumps(task_message(task, VectorMemory, {})))
+    assert task_of(message, task.model).conversation == "conv-26"

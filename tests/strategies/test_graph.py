@@ -41,3 +41,9 @@ async def test_ties_break_by_bank_order(synthetic_records):
         m.content, m.scope = "unrelated words", "Nobody"
     selection = await GraphMemory(top_k=2).select(memory_task_for(record))
     assert [p.key for p in selection.picks] == ["gold_00", "irr_00"]
+
+
+async def test_the_ranking_goes_on_past_the_picks_in_score_order(synthetic_records):
+    selection = await GraphMemory(top_k=1).select(memory_task_for(synthetic_records[1]))
+    assert selection.ranking is not None and selection.ranking[:2] == ["gold_01", "gold_00"]
+    assert len(selection.ranking) == len(synthetic_records[1].memory_bank)

@@ -15,7 +15,6 @@ import sys
 from typing import Any
 
 import pytest
-from cmi_inspect import strategies
 from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.prompts import no_memory_prompt
 from cmi_inspect.causal_locomo.selection import MemorySelection
@@ -25,19 +24,10 @@ from cmi_inspect.strategies.graphiti import GraphitiDetails, GraphitiMemory, epi
 from cmi_inspect.testing import check_strategy
 from inspect_ai.model import get_model
 
-from conftest import SYNTHETIC, memory_task_for, message_text, samples_of
+from conftest import SYNTHETIC, memory_task_for, message_text, needs_extra, samples_of
 
-
-def _graphiti_missing() -> str:
-    """Why Graphiti cannot be imported here ('' when it can): the extra is optional."""
-    try:
-        import_graphiti()
-    except UserError as ex:
-        return str(ex)
-    return ""
-
-
-needs_graphiti = pytest.mark.skipif(bool(_graphiti_missing()), reason=_graphiti_missing() or "installed")
+needs_graphiti = needs_extra(import_graphiti)
+"""For the tests that run graphiti itself: without the extra they skip with its install line."""
 
 SCHEMA = re.compile(r"Respond with a JSON object in the following format:\s*(\{.*\})\s*$", re.S)
 CURRENT = re.compile(r"<(?:CURRENT[ _]MESSAGE|TEXT)>\s*(.*?)\s*</(?:CURRENT[ _]MESSAGE|TEXT)>", re.S)
@@ -120,41 +110,12 @@ async def test_a_failed_ingestion_is_recorded_not_a_silent_empty_selection(recor
     assert "Ingestion failed for 2 of 2 memories:" in GraphitiMemory.explain(d.model_dump(), names)
 
 
-@needs_graphiti
-async def test_an_endpoint_that_does_not_answer_fails_the_sample(records):
-    from openai import APIConnectionError
-
-    nowhere = get_model("openai-api/scripted/x", base_url="http://127.0.0.1:9/v1", api_key="none", memoize=False)
-    with pytest.raises(Exception) as raised:
-        await GraphitiMemory().select(memory_task_for(records["syn_0002"], model=nowhere))
-    cause: BaseException | None = raised.value
-    while cause is not None and not isinstance(cause, APIConnectionError):
-        cause = cause.__cause__ or cause.__context__
-    assert isinstance(cause, APIConnectionError)
-
-
-@needs_graphiti
-async def test_graphiti_needs_the_response_model_on_an_openai_compatible_endpoint(records):
-    with pytest.raises(UserError, match="^Strategy 'graphiti' calls .* not mockllm/model.$"):
-        await GraphitiMemory().select(memory_task_for(records["syn_0002"]))
-
-
 def test_episodes_are_dated_in_bank_order_on_the_last_session_day(records):
     task = memory_task_for(records["syn_0000"])
     times = episode_times(task)
     ordered = [times[m.key] for m in sorted(task.memories, key=lambda m: m.timestamp)]
     assert ordered == sorted(ordered) and len(set(ordered)) == len(ordered)
     assert ordered[0].hour == 0 and ordered[0].tzinfo is not None
-
-
-def test_a_missing_graphiti_is_one_line_naming_the_install_command(monkeypatch, by_entry_point):
-    from cmi_inspect.strategies.solvers import memory_strategy
-
-    monkeypatch.setitem(sys.modules, "graphiti_core", None)  # import graphiti_core now raises
-    with pytest.raises(UserError) as raised:
-        memory_strategy(strategy="graphiti")
-    expected = "-S strategy=graphiti needs the graphiti extra: pip install 'cmi-inspect[graphiti]'"
-    assert str(raised.value) == expected
 
 
 @needs_graphiti
@@ -166,16 +127,6 @@ def test_telemetry_is_off_once_imported(monkeypatch):
     assert telemetry.is_telemetry_enabled()
     import_graphiti()
     assert not telemetry.is_telemetry_enabled()
-
-
-def test_bad_arguments_are_one_line():
-    with pytest.raises(UserError, match="top_k must be an integer of at least 1"):
-        GraphitiMemory(top_k=0)
-
-
-def test_graphiti_is_found_by_its_entry_point(by_entry_point):
-    assert strategies.strategy_class("graphiti") is GraphitiMemory
-    assert "graphiti" in strategies.strategy_names()
 
 
 @needs_graphiti
@@ -192,8 +143,8 @@ def test_graphiti_keeps_the_contract(scripted_endpoint, monkeypatch):
 @needs_graphiti
 @pytest.mark.slow  # Graphiti's prompts through SmolLM2 on a CPU: minutes
 def test_end_to_end_with_the_embedded_model_served(by_entry_point, tmp_path):
-    from cmi_inspect.causal_locomo.task import causal_locomo
     from cmi_inspect.strategies.solvers import memory_strategy
+    from cmi_inspect.task import causal_locomo
     from inspect_ai import eval as inspect_eval
 
     [log] = inspect_eval(
@@ -215,3 +166,29 @@ def test_end_to_end_with_the_embedded_model_served(by_entry_point, tmp_path):
     assert d.extraction_failed == any(e.error for e in d.episodes)
     assert set(record.selected) <= {e.key for e in d.episodes if not e.error}
     assert sample.output.completion
+
+
+@needs_graphiti
+def test_another_provider_is_refused_before_the_run_in_one_line(by_entry_point, tmp_path, monkeypatch):
+    from cmi_inspect.strategies.graphiti import GraphitiMemory
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.solver import SolverSpec
+
+    from conftest import REPO
+
+    monkeypatch.chdir(REPO)
+    # the solver is built inside the eval, as `--solver memory_strategy -S strategy=graphiti`
+    # and `-T strategy=graphiti` build it
+    spec = SolverSpec("memory_strategy", args_passed={"strategy": "graphiti"})
+    for solver, args in ((spec, {}), (None, {"strategy": "graphiti"})):
+        with pytest.raises(UserError, match="^Strategy 'graphiti' calls .* not fixed_latency/0.$"):
+            inspect_eval(
+                "tasks/causal_locomo.py",
+                solver=solver,
+                task_args={"data_file": str(SYNTHETIC), **args},
+                model="fixed_latency/0",
+                display="none",
+                log_dir=str(tmp_path),
+            )
+    assert not list(tmp_path.iterdir())  # no log: nothing ran
+    GraphitiMemory().check_model(get_model("openai-api/scripted/m", base_url="http://127.0.0.1:9/v1", api_key="k"))

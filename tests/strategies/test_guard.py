@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import runpy
 from pathlib import Path
 
 import pytest
+from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.dataset import sample_view
-from cmi_inspect.causal_locomo.selection import MemorySelection
-from cmi_inspect.causal_locomo.task import causal_locomo
+from cmi_inspect.causal_locomo.selection import MemorySelection, placeholder
 from cmi_inspect.errors import UserError
 from cmi_inspect.report.runs import strategy_calls
 from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Selection
 from cmi_inspect.strategies.cmi.diagnostics import logged_diagnostics
 from cmi_inspect.strategies.guard import CMI_CONFLICTS, MemoryGuard, Session
-from cmi_inspect.strategies.solvers import memory_strategy, strategy_solver_for
+from cmi_inspect.strategies.solvers import make_strategy_solver, memory_strategy
+from cmi_inspect.task import causal_locomo
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import CachePolicy
@@ -53,6 +55,61 @@ def test_an_edited_version_of_a_supported_memory_is_dropped_naming_it(guard):
     assert unrelated.reason is None
 
 
+NEGATED = "Priya did not adopt Comet on 3 March 2022."
+
+
+def test_a_negated_copy_of_a_supported_memory_is_not_supported_by_the_history(guard):
+    verdicts = guard.check("When did Priya adopt Comet?", [TRUE, NEGATED], HISTORY)
+    true, negated = verdicts
+    assert (true.kept, negated.kept) == (True, False)
+    assert negated.support == 0.0 and true.denies is None
+    assert negated.denies == "Priya: We adopted a greyhound today! His name is Comet."
+    assert negated.reason is not None and negated.reason.startswith("evidence risk: another version of the claim of m1")
+    # a denial the history makes too is supported as any memory is
+    denied = [Session(None, [("Priya", "We did not adopt a cat, we adopted a greyhound named Comet.")])]
+    kept = guard.check("What pet did Priya adopt?", ["Priya did not adopt a cat.", TRUE], denied)
+    assert [v.denies for v in kept] == [None, None] and kept[0].support > 0
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "message"),
+    [
+        ((None, [TRUE], HISTORY), TypeError, "request must be a str, not NoneType."),
+        ((3, [TRUE], HISTORY), TypeError, "request must be a str, not int."),
+        (("q\ud800", [TRUE], HISTORY), ValueError, "request holds a lone surrogate ('\\ud800' at 1)"),
+        (("q", None, HISTORY), TypeError, "memories must be a list of texts (or a dict of key -> text), not NoneType."),
+        (("q", 3, HISTORY), TypeError, "memories must be a list of texts (or a dict of key -> text), not int."),
+        (("q", b"notes", HISTORY), TypeError, "(or a dict of key -> text), not bytes."),
+        (("q", TRUE, HISTORY), TypeError, "not str (a plain string would be read one character at a time)."),
+        (("q", (TRUE, 3), HISTORY), TypeError, "memories[1] must be a str, not int."),
+        (("q", (TRUE, b"x"), HISTORY), TypeError, "memories[1] must be a str, not bytes."),
+        (("q", {"k": None}, HISTORY), TypeError, "memories['k'] must be a str, not NoneType."),
+        (("q", {1: TRUE}, HISTORY), TypeError, "memories key 1 must be a str, not int."),
+        (("q", [TRUE, "x\udc00"], HISTORY), ValueError, "memories[1] holds a lone surrogate"),
+        (("q", [TRUE], None), TypeError, "sessions must be a list of Session, not NoneType."),
+        (("q", [TRUE], "history"), TypeError, "sessions must be a list of Session, not str"),
+        (("q", [TRUE], [("Priya", "hi")]), TypeError, "sessions[0] must be a Session (or a PastSession), not tuple."),
+        (("q", [TRUE], [Session(None, "Priya: hi")]), TypeError, "sessions[0].turns must be a list of (speaker, text)"),  # type: ignore[arg-type]
+        (("q", [TRUE], [Session(None, [("Priya",)])]), ValueError, "turns[0] must be (speaker, text): it has 1 items."),  # type: ignore[list-item]
+        (("q", [TRUE], [Session(None, [("Priya", 3)])]), TypeError, "sessions[0].turns[0][1] must be a str, not int."),  # type: ignore[list-item]
+        (("q", [TRUE], [Session(3, [])]), TypeError, "sessions[0].date must be a str, not int."),  # type: ignore[arg-type]
+    ],
+)
+def test_a_bad_argument_is_one_error_naming_it(args, error, message):
+    guard = MemoryGuard(embedder="hashing")
+    with pytest.raises(error) as raised:
+        guard.check(*args)
+    assert str(raised.value).startswith("MemoryGuard: ") and message in str(raised.value)
+    assert type(raised.value) is error  # no error from deep inside
+
+
+def test_the_guard_s_own_arguments_are_checked():
+    with pytest.raises(TypeError, match="^MemoryGuard: conflicts must be a Conflicts, not tuple.$"):
+        MemoryGuard(embedder="hashing", conflicts=(0.8, 0.5))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="^Unknown embedder None; choose from hashing, openai, e5.$"):
+        MemoryGuard(embedder=None)  # type: ignore[arg-type]
+
+
 def test_the_better_supported_version_is_kept_whichever_comes_first(guard):
     verdicts = guard.check("When did Priya adopt Comet?", {"b": EDITED, "a": TRUE}, HISTORY)
     assert [(v.key, v.kept) for v in verdicts] == [("b", False), ("a", True)]
@@ -85,7 +142,9 @@ def guard_against_non_causal_cmi(data_file: Path, tmp_path: Path, limit: int | N
         view = sample_view(records[str(sample.id)], "blind", "", "")  # what the strategy was shown
         texts = {m.key: m.content for m in view.memories}
         candidates = diagnostics.candidates
-        verdicts = guard.check(str(sample.input), {c.key: texts[c.key] for c in candidates}, view.past_sessions)
+        verdicts = guard.check(  # placeholders, as CMI's reasons name the other memory
+            str(sample.input), {c.key: texts[c.key] for c in candidates}, view.past_sessions, placeholder
+        )
         for c, v in zip(candidates, verdicts, strict=True):
             assert v.key == c.key
             if c.reason.startswith("evidence risk"):
@@ -146,7 +205,7 @@ def test_guard_evidence_filters_a_strategys_picks_and_the_prompt_it_writes(tmp_p
         picks = plain[sample_id].store_as(MemorySelection).selected
         view = sample_view(records[sample_id], "blind", "", "")
         texts = {m.key: m.content for m in view.memories}
-        verdicts = guard.check(str(sample.input), {k: texts[k] for k in picks}, view.past_sessions)
+        verdicts = guard.check(str(sample.input), {k: texts[k] for k in picks}, view.past_sessions, placeholder)
         dropped = {v.key: v.reason for v in verdicts if not v.kept}
         record = sample.store_as(MemorySelection)
         assert record.guard is not None and record.guard.checked == picks
@@ -159,7 +218,10 @@ def test_guard_evidence_filters_a_strategys_picks_and_the_prompt_it_writes(tmp_p
         assert (call.cache == "read") == (not dropped), sample_id
         if dropped:
             dropped_somewhere = True
-            assert "The evidence guard dropped:" in str(sample.scores["memory_selection"].explanation)
+            explanation = str(sample.scores["memory_selection"].explanation)
+            assert "The evidence guard dropped:" in explanation
+            # every memory by its data id and label (harm_00 (harmful)), none by a blind key (m5)
+            assert not re.search(r"\bm\d+\b|⟨", explanation), explanation
     assert dropped_somewhere
 
 
@@ -179,7 +241,7 @@ def test_an_unknown_guard_or_a_strategy_argument_called_guard_is_one_line():
     with pytest.raises(UserError, match=r"^Unknown guard 'nope'; choose from none, evidence\.$"):
         memory_strategy(strategy="vector_memory", guard="nope")
     with pytest.raises(UserError, match="^Strategy 'takes_guard' declares -S guard, a name the benchmark keeps"):
-        strategy_solver_for(TakesGuard, {})
+        make_strategy_solver(TakesGuard, {})
 
 
 @pytest.mark.skipif(importlib.util.find_spec("mem0") is None, reason="needs the mem0 extra")
@@ -201,4 +263,51 @@ def test_the_guard_checks_what_a_strategy_showed_as_well_as_what_it_declared(hos
     assert log.status == "success"
     for sample in samples_of(log):
         checked = sample.store["MemorySelection:guard"]["checked"]
-        assert len(checked) == len(sample.metadata["memory_bank"])  # nothing declared, all shown
+        assert len(checked) == len(scored_record(sample).memory_bank)  # nothing declared, all shown
+
+
+SLOTS = """
+sink kettle bicycle radio lamp fence printer chair drawer heater clock faucet window blender ladder mirror bell
+kitchen garage attic cellar hallway studio bathroom porch shed balcony basement pantry workshop nursery loft den yard
+Lena Carlos Hugo Noor Mei Ade Rosa Tim Ines Tomas Yuki Marek Ola Jon Bea Femi Raj
+hammer wrench pliers screwdriver glue tape solder rivets clamps sandpaper chisel drill varnish wire sealant bolts twine
+"""
+THINGS, ROOMS, HELPERS, TOOLS = (line.split() for line in SLOTS.strip().splitlines())
+NEVER_USED = """crowbar mallet stapler trowel caulk putty hacksaw jigsaw sander router lathe vise awl rasp gimlet
+auger adze resin epoxy grout""".split()
+"""Tools no turn of the history names, one for each edited memory."""
+
+
+def repairs() -> list[str]:
+    """289 repairs, any two sharing at most one of their thing, room, helper and tool (the
+    coordinates x, y, x + y and x + 2y mod 17 of a plane), so no two state the same slot."""
+    return [
+        f"I finally repaired the {THINGS[x]} in the {ROOMS[y]} with {HELPERS[(x + y) % 17]}, "
+        f"using {TOOLS[(x + 2 * y) % 17]}."
+        for x in range(17)
+        for y in range(17)
+    ]
+
+
+def test_on_a_store_of_hundreds_it_drops_the_edits_and_keeps_every_true_memory():
+    """A conversation's store, not a handful of picks: the claim-level relation pairs each
+    edited memory with the one it edits and nothing else, so the guard does not collapse to
+    keeping the best-supported memory."""
+    said = repairs()
+    days = [f"{day} March 2023" for day in range(1, 18)]
+    history = [
+        Session(days[s], [turn for text in said[17 * s : 17 * (s + 1)] for turn in (("Priya", text), ("Sam", "Nice!"))])
+        for s in range(17)
+    ]
+    store = {f"t{i}": f"On {days[i // 17]}, Priya said: {text}" for i, text in enumerate(said)}
+    edited = {}
+    for n, i in enumerate(range(0, 289, 15)):  # 20 of them, each with a tool never used, its own
+        tool = said[i].rsplit(" ", 1)[1].rstrip(".")
+        edited[f"e{i}"] = store[f"t{i}"].replace(f"using {tool}.", f"using {NEVER_USED[n]}.")
+    verdicts = {v.key: v for v in MemoryGuard().check("What did Priya repair?", store | edited, history)}
+    assert len(verdicts) == 289 + 20
+    assert all(verdicts[k].kept and set(verdicts[k].conflicts) <= {f"e{k[1:]}"} for k in store)
+    for key in edited:
+        twin = f"t{key[1:]}"
+        assert not verdicts[key].kept and set(verdicts[key].conflicts) == {twin}, key
+        assert f"another version of the claim of {twin}" in str(verdicts[key].reason)

@@ -11,34 +11,21 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from typing import Any
 
 import pytest
-from cmi_inspect import strategies
 from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.prompts import no_memory_prompt
 from cmi_inspect.causal_locomo.selection import MemorySelection
 from cmi_inspect.causal_locomo.view import key_to_memory_id
-from cmi_inspect.errors import UserError
 from cmi_inspect.strategies.endpoint import Endpoint
 from cmi_inspect.strategies.langmem import LangMemDetails, LangMemMemory, chat_model, import_langmem
 from cmi_inspect.testing import check_strategy
-from inspect_ai.model import get_model
 
-from conftest import SYNTHETIC, memory_task_for, samples_of
+from conftest import SYNTHETIC, memory_task_for, needs_extra, samples_of
 
-
-def _langmem_missing() -> str:
-    """Why LangMem cannot be imported here ('' when it can): the extra is optional."""
-    try:
-        import_langmem()
-    except UserError as ex:
-        return str(ex)
-    return ""
-
-
-needs_langmem = pytest.mark.skipif(bool(_langmem_missing()), reason=_langmem_missing() or "installed")
+needs_langmem = needs_extra(import_langmem)
+"""For the tests that run langmem itself: without the extra they skip with its install line."""
 
 
 @pytest.fixture(scope="module")
@@ -142,47 +129,6 @@ async def test_a_failed_extraction_is_recorded_not_a_silent_empty_selection(reco
 
 
 @needs_langmem
-async def test_an_endpoint_that_does_not_answer_fails_the_sample(records):
-    from openai import APIConnectionError
-
-    nowhere = get_model("openai-api/scripted/x", base_url="http://127.0.0.1:9/v1", api_key="none", memoize=False)
-    with pytest.raises(Exception) as raised:
-        await LangMemMemory(infer=True).select(memory_task_for(records["syn_0002"], model=nowhere))
-    cause: BaseException | None = raised.value
-    while cause is not None and not isinstance(cause, APIConnectionError):
-        cause = cause.__cause__ or cause.__context__
-    assert isinstance(cause, APIConnectionError)
-
-
-@needs_langmem
-async def test_infer_needs_the_response_model_on_an_openai_compatible_endpoint(records):
-    with pytest.raises(UserError, match="use gguf/NAME .* or openai-api/SERVICE/MODEL, not mockllm/model"):
-        await LangMemMemory(infer=True).select(memory_task_for(records["syn_0002"]))
-
-
-def test_a_missing_langmem_is_one_line_naming_the_install_command(monkeypatch, by_entry_point):
-    from cmi_inspect.strategies.solvers import memory_strategy
-
-    monkeypatch.setitem(sys.modules, "langmem", None)  # import langmem now raises ImportError
-    with pytest.raises(UserError) as raised:
-        memory_strategy(strategy="langmem", infer=False)
-    expected = "-S strategy=langmem needs the langmem extra: pip install 'cmi-inspect[langmem]'"
-    assert str(raised.value) == expected
-
-
-def test_bad_arguments_are_one_line():
-    with pytest.raises(UserError, match="infer must be true or false, got 'maybe'"):
-        LangMemMemory(infer="maybe")
-    with pytest.raises(UserError, match="top_k must be an integer of at least 1"):
-        LangMemMemory(top_k=0)
-
-
-def test_langmem_is_found_by_its_entry_point(by_entry_point):
-    assert strategies.strategy_class("langmem") is LangMemMemory
-    assert "langmem" in strategies.strategy_names()
-
-
-@needs_langmem
 @pytest.mark.slow  # four runs of the task
 def test_langmem_keeps_the_contract(scripted_endpoint, monkeypatch):
     check_strategy(LangMemMemory, max_picks=3, infer=False)
@@ -197,8 +143,8 @@ def test_langmem_keeps_the_contract(scripted_endpoint, monkeypatch):
 @needs_langmem
 @pytest.mark.slow  # LangMem's extraction through SmolLM2 on a CPU: minutes
 def test_infer_true_end_to_end_with_the_embedded_model_served(by_entry_point, tmp_path):
-    from cmi_inspect.causal_locomo.task import causal_locomo
     from cmi_inspect.strategies.solvers import memory_strategy
+    from cmi_inspect.task import causal_locomo
     from inspect_ai import eval as inspect_eval
 
     [log] = inspect_eval(

@@ -8,14 +8,11 @@ by llama.cpp.
 
 from __future__ import annotations
 
-import io
 import json
 import re
-import sys
 from collections.abc import Callable
 
 import pytest
-from cmi_inspect import strategies
 from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.prompts import no_memory_prompt
 from cmi_inspect.causal_locomo.selection import MemorySelection
@@ -24,21 +21,10 @@ from cmi_inspect.errors import UserError
 from cmi_inspect.strategies.endpoint import Endpoint
 from cmi_inspect.strategies.mem0 import Mem0Details, Mem0Memory, import_mem0, mem0_endpoint
 from inspect_ai.model import Model, get_model
-from rich.console import Console
 
-from conftest import SYNTHETIC, memory_task_for, message_text, mock_model, samples_of, score_of
+from conftest import SYNTHETIC, memory_task_for, message_text, mock_model, needs_extra, samples_of, score_of
 
-
-def _mem0_missing() -> str:
-    """Why mem0 cannot be imported here ('' when it can): the extra is optional."""
-    try:
-        import_mem0()
-    except UserError as ex:
-        return str(ex)
-    return ""
-
-
-needs_mem0 = pytest.mark.skipif(bool(_mem0_missing()), reason=_mem0_missing() or "mem0 is installed")
+needs_mem0 = needs_extra(import_mem0)
 """For the tests that run mem0 itself: without the extra they skip with its install line."""
 
 Reply = Callable[[str], tuple[int, str]]
@@ -89,35 +75,10 @@ async def test_each_sample_gets_a_store_of_its_own(records, retriever):
     assert {p.key for p in first.picks} <= {m.memory_id for m in records["syn_0001"].memory_bank}
 
 
-def test_a_missing_mem0_is_one_line_naming_the_install_command(monkeypatch, by_entry_point):
-    from cmi_inspect.strategies.solvers import memory_strategy
-
-    monkeypatch.setitem(sys.modules, "mem0", None)  # import mem0 now raises ImportError
-    with pytest.raises(UserError) as raised:
-        memory_strategy(strategy="mem0", infer=False)
-    expected = "-S strategy=mem0 needs the mem0 extra: pip install 'cmi-inspect[mem0]'"
-    assert str(raised.value) == expected
-    printed = io.StringIO()  # as inspect eval prints it: through Rich, whose markup "[mem0]" is not
-    Console(file=printed, width=200).print(raised.value.message)
-    assert printed.getvalue() == expected + "\n"
-
-
-def test_bad_arguments_are_one_line():
-    with pytest.raises(UserError, match="infer must be true or false, got 'maybe'"):
-        Mem0Memory(infer="maybe")
-    with pytest.raises(UserError, match="top_k must be an integer of at least 1"):
-        Mem0Memory(top_k=0)
-
-
-def test_mem0_is_found_by_its_entry_point(by_entry_point):
-    assert strategies.strategy_class("mem0") is Mem0Memory
-    assert "mem0" in strategies.strategy_names()
-
-
 @needs_mem0
 def test_a_run_by_name_scores_and_explains_its_selection(by_entry_point, tmp_path):
-    from cmi_inspect.causal_locomo.task import causal_locomo
     from cmi_inspect.strategies.solvers import memory_strategy
+    from cmi_inspect.task import causal_locomo
     from inspect_ai import eval as inspect_eval
 
     [log] = inspect_eval(
@@ -198,10 +159,10 @@ async def test_a_failed_extraction_is_recorded_not_a_silent_empty_selection(reco
 @needs_mem0
 @pytest.mark.slow  # two mem0 runs through a scripted endpoint
 def test_the_report_counts_the_samples_whose_extraction_failed(by_entry_point, endpoint, tmp_path):
-    from cmi_inspect.causal_locomo.task import causal_locomo
     from cmi_inspect.report import build_report
     from cmi_inspect.report.runs import read_runs
     from cmi_inspect.strategies.solvers import memory_strategy
+    from cmi_inspect.task import causal_locomo
     from inspect_ai import eval as inspect_eval
 
     model = endpoint(lambda p: (200, "I am not sure."))  # mem0's LLM and the response model
@@ -224,25 +185,6 @@ async def test_nothing_new_to_extract_is_no_failure(records, endpoint):
     task = memory_task_for(records["syn_0002"], model=endpoint(lambda p: (200, '{"memory": []}')))
     d = details(await Mem0Memory(infer=True).select(task))
     assert not d.extraction_failed and d.stored == 0 and d.llm_calls == 2
-
-
-@needs_mem0
-async def test_an_endpoint_that_does_not_answer_fails_the_sample(records):
-    from openai import APIConnectionError
-
-    nowhere = get_model(
-        "openai-api/scripted/extractor", base_url="http://127.0.0.1:9/v1", api_key="none", memoize=False
-    )
-    task = memory_task_for(records["syn_0002"], model=nowhere)
-    with pytest.raises(Exception) as raised:
-        await Mem0Memory(infer=True).select(task)
-    assert isinstance(raised.value.__cause__, APIConnectionError)
-
-
-@needs_mem0
-async def test_infer_needs_the_response_model_on_an_openai_compatible_endpoint(records):
-    with pytest.raises(UserError, match="use gguf/NAME .* or openai-api/SERVICE/MODEL, not mockllm/model"):
-        await Mem0Memory(infer=True).select(memory_task_for(records["syn_0002"]))
 
 
 @needs_mem0
@@ -274,8 +216,8 @@ def test_the_endpoint_is_the_served_gguf_model_or_the_openai_api_providers(monke
 @needs_mem0
 @pytest.mark.slow  # mem0's 8,600-token instructions through SmolLM2 on a CPU: minutes
 def test_infer_true_end_to_end_with_the_embedded_model_served(by_entry_point, tmp_path):
-    from cmi_inspect.causal_locomo.task import causal_locomo
     from cmi_inspect.strategies.solvers import memory_strategy
+    from cmi_inspect.task import causal_locomo
     from inspect_ai import eval as inspect_eval
 
     [log] = inspect_eval(

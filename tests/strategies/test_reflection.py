@@ -39,3 +39,9 @@ async def test_blind_uses_no_label(synthetic_records):
     assert len(selection.picks) == 2
     assert "Lesson" not in selection.prompt and "label" not in selection.prompt
     assert selection.prompt.count("Caution, another note disagrees") == 2
+
+
+async def test_the_ranking_goes_on_past_the_picks_in_score_order(synthetic_records):
+    selection = await ReflectionMemory(top_k=1).select(memory_task_for(synthetic_records[0]))
+    assert selection.ranking is not None and selection.ranking[:2] == ["gold_00", "harm_00"]
+    assert [p.key for p in selection.picks] == ["gold_00"]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from cmi_inspect.strategies.summary import SummaryMemory
+import asyncio
+
+from cmi_inspect.strategies.summary import SummaryMemory, chunks, store_summary
+from inspect_ai.model import ChatMessageUser, GenerateConfig, ModelOutput
 
 from conftest import memory_task_for, mock_model
 
@@ -22,3 +25,46 @@ async def test_concat_joins_the_first_eight(synthetic_records):
         "[summary] Marco plays the cello in a community orchestra. Marco started learning the "
         "banjo last spring. Priya keeps"
     ) in selection.prompt
+
+
+class WordModel:
+    """A model whose window is counted in words: each summary names its notes' first words."""
+
+    def __init__(self) -> None:
+        self.prompts: list[str] = []
+
+    def __str__(self) -> str:
+        return "words/model"
+
+    async def count_tokens(self, messages: list[ChatMessageUser]) -> int:
+        return len(messages[0].text.split())
+
+    async def generate(self, prompt: str, config: GenerateConfig) -> ModelOutput:
+        self.prompts.append(prompt)
+        notes = [line[2:] for line in prompt.splitlines() if line.startswith("- ")]
+        return ModelOutput.from_content("words/model", " / ".join(n.split()[0] for n in notes))
+
+
+async def test_a_store_too_large_for_one_request_is_summarised_in_chunks_then_their_summaries():
+    model = WordModel()
+    notes = [f"note{i} says something about day {i}" for i in range(40)]
+    summary, requests = await store_summary(model, notes, budget=60)  # type: ignore[arg-type]
+    assert requests == len(model.prompts) > 3
+    assert all(len(p.split()) <= 60 for p in model.prompts)  # every request fits the window
+    assert summary.split(" / ")[0] == "note0"  # the chunks' summaries kept in order
+    first_round = [p for p in model.prompts if "says something" in p]
+    covered = [n[2:].split()[0] for p in first_round for n in p.splitlines() if n.startswith("- note")]
+    assert covered == [f"note{i}" for i in range(40)]  # each note in exactly one chunk
+
+
+async def test_samples_of_one_store_share_its_summary_requests():
+    model = WordModel()
+    notes = [f"note{i} says something about day {i}" for i in range(40)]
+    first, second = await asyncio.gather(*(store_summary(model, notes, 60) for _ in range(2)))  # type: ignore[arg-type]
+    assert first == second and len(model.prompts) == first[1]  # asked once, awaited twice
+
+
+async def test_a_note_longer_than_a_request_is_a_chunk_of_its_own():
+    model = WordModel()
+    runs = await chunks(model, ["short one", "word " * 80, "short two"], budget=30)  # type: ignore[arg-type]
+    assert [len(r) for r in runs] == [1, 1, 1]

@@ -29,3 +29,12 @@ async def test_ties_keep_bank_order(synthetic_records):
 async def test_top_k_larger_than_the_bank(synthetic_records):
     selection = await VectorMemory(top_k=10, embedder="hashing").select(memory_task_for(synthetic_records[2]))
     assert len(selection.picks) == 2
+
+
+async def test_the_ranking_is_the_bank_by_cosine_and_its_top_k_are_the_picks(synthetic_records):
+    task = memory_task_for(synthetic_records[0])
+    selection = await VectorMemory(top_k=1, embedder="hashing").select(task)
+    assert selection.ranking is not None and sorted(selection.ranking) == sorted(m.key for m in task.memories)
+    assert selection.ranking[:1] == [p.key for p in selection.picks]
+    wider = await VectorMemory(top_k=3, embedder="hashing").select(task)
+    assert wider.ranking == selection.ranking and wider.ranking[:3] == [p.key for p in wider.picks]

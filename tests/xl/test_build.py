@@ -18,7 +18,8 @@ from cmi_inspect.xl import (
     build_xl,
     xl_path,
 )
-from cmi_inspect.xl.build import assign_splits
+from cmi_inspect.xl.build import assign_splits, conversation_splits
+from cmi_inspect.xl.params import EXAMPLES_BY_CONVERSATION
 
 from conftest import LOCOMO_MINI
 
@@ -71,6 +72,13 @@ def test_splits_are_whole_conversations_closest_to_their_shares():
     splits = assign_splits({f"conv-{i}": 100 + i for i in range(10)})
     assert Counter(splits.values()) == {"train": 6, "dev": 2, "test": 2}
     assert assign_splits({"x": 5}) == {"x": "train"}
+
+
+def test_xl_s_split_of_each_conversation_is_known_without_a_build():
+    splits = conversation_splits()
+    assert sorted(c for c, s in splits.items() if s == "test") == ["conv-41", "conv-47"]
+    assert sorted(c for c, s in splits.items() if s == "dev") == ["conv-26", "conv-50"]
+    assert set(splits) == set(EXAMPLES_BY_CONVERSATION)
 
 
 def test_each_record_carries_its_conversation_split(mini_build, mini_lines):
@@ -140,11 +148,15 @@ def test_real_build_bytes_counts_splits_and_label_free_timestamps(tmp_path, loco
         "test": ["conv-41", "conv-47"],
     }
     assert manifest["examples"] + sum(manifest["dropped"].values()) == 1986
+    records = [json.loads(line) for line in (tmp_path / XL_FILE).read_text().splitlines()]
+    assert Counter(r["source_sample_id"] for r in records) == EXAMPLES_BY_CONVERSATION
+    assert {s: sorted(c for c, t in conversation_splits().items() if t == s) for s in splits} == {
+        s: e["conversations"] for s, e in splits.items()
+    }  # the pinned counts split as the build does
     assert manifest["dropped"]["no_gold_answer"] == 446
     assert manifest["examples"] >= 1100
     assert set(manifest["families"]) == set(PAPER_FAMILIES)
     assert set(manifest["attack_kinds"]) == set(ATTACK_KINDS)
-    records = [json.loads(line) for line in (tmp_path / XL_FILE).read_text().splitlines()]
     poisoned = sum(r["metadata"]["contains_poisoned_memory"] for r in records) / len(records)
     assert 0.5 <= poisoned <= 0.7
     for name, auc in _timestamp_aucs(records).items():

@@ -6,42 +6,44 @@ intervention scorer (``scorers``), and select by utility and stability (``rules`
 dropping what the risk filter (``risk``) flags; ``loop`` runs it, ``diagnostics`` is its
 log record and ``explain`` renders that record.
 
-The scorer, the filter, the embedder and the proposal follow the protocol's profile
-(``profiles``) unless named. Under ``paper`` (the reference): answers are scored against
-the gold answer and memories labelled harmful are dropped. Under ``blind`` (label-free):
+What decides is one of two presets (``config.PRESETS``): the rule (thresholds and a risk
+filter) or a learned selector (``selector``); every choice left unnamed follows the preset,
+then the protocol's profile (``profiles``), resolved in ``config.settings`` alone. Under
+``paper`` (the reference): answers are scored against the gold answer and memories
+labelled harmful are dropped. Under ``blind`` (label-free):
 answers are scored by their agreement with evidence from the agent's own history, a
 candidate that conflicts with one the history supports better is dropped, and the
 proposal has no recency term (recency is what promoted poison).
 """
 
+from cmi_inspect.strategies.cmi.ablations import ABLATIONS, Ablation
+from cmi_inspect.strategies.cmi.config import (
+    PRESETS,
+    CMIConfig,
+    Preset,
+    Settings,
+    injected_scorer,
+    settings,
+)
 from cmi_inspect.strategies.cmi.diagnostics import Candidate, CMIDiagnostics, logged_diagnostics
 from cmi_inspect.strategies.cmi.interventions import (
     INTERVENTION_SCORERS,
     InterventionScorer,
     answer_key_scorer,
     gold_answer_scorer,
-    injected_scorer,
 )
 from cmi_inspect.strategies.cmi.loop import CMI
 from cmi_inspect.strategies.cmi.profiles import PROFILES, Profile, ProposalWeights
 from cmi_inspect.strategies.cmi.proposal import proposal_scores
 from cmi_inspect.strategies.cmi.risk import RISK_FILTERS, RiskFilter, evidence_risk
-from cmi_inspect.strategies.cmi.rules import (
-    ABLATIONS,
-    PREFER,
-    Ablation,
-    Choices,
-    CMIConfig,
-    Decision,
-    decide,
-    rule_rejection,
-)
+from cmi_inspect.strategies.cmi.rules import PREFER, Choices, Decision, decide, rule_rejection
 
 __all__ = [
     "ABLATIONS",
     "CMI",
     "INTERVENTION_SCORERS",
     "PREFER",
+    "PRESETS",
     "PROFILES",
     "RISK_FILTERS",
     "Ablation",
@@ -50,10 +52,12 @@ __all__ = [
     "CMIDiagnostics",
     "Candidate",
     "Decision",
+    "Preset",
     "InterventionScorer",
     "Profile",
     "ProposalWeights",
     "RiskFilter",
+    "Settings",
     "answer_key_scorer",
     "decide",
     "evidence_risk",
@@ -62,4 +66,5 @@ __all__ = [
     "logged_diagnostics",
     "proposal_scores",
     "rule_rejection",
+    "settings",
 ]

@@ -3,9 +3,10 @@ labels of the pair: the relation should flag harmful-useful pairs (versions of o
 not pairs that only share a template or a topic.
 
 Every pair of memories of a bank, as the view shows them, is tested as CMI's filter tests
-its candidates (``risk.find_conflicts``: embedding cosine at least ``conflict_similarity``,
-the larger of its two directions, or word overlap at least ``conflict_overlap``, CMI's
-defaults).
+its candidates under the topic relation (``-S conflict_kind=topic``, ``risk.topic_conflicts``:
+embedding cosine at least ``conflict_similarity``, the larger of its two directions, or word
+overlap at least ``conflict_overlap``, CMI's defaults); the claim-level relation, the
+filter's default since issue 51, is not audited here.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import anyio
 
 from cmi_inspect.causal_locomo.audit import AuditItem
 from cmi_inspect.retrieval import Embedder, make_embedder
-from cmi_inspect.strategies.cmi.rules import CMIConfig
+from cmi_inspect.strategies.cmi.config import CMIConfig
 from cmi_inspect.text import word_overlap
 
 LABEL_ORDER = ("harmful", "useful", "irrelevant")

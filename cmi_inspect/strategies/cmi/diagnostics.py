@@ -1,6 +1,6 @@
 """CMI's typed record of one sample: every candidate's interventions and verdict, as logged.
 
-The solver stores it in the sample's ``MemorySelection``; ``logged_diagnostics`` reads it
+The strategy solver stores it in the sample's ``MemorySelection``; ``logged_diagnostics`` reads it
 back from a log through that store.
 """
 

@@ -34,10 +34,9 @@ nothing ("I don't know", the request repeated) scores 0.
 from __future__ import annotations
 
 import copy
-import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cache, lru_cache
@@ -48,6 +47,7 @@ from pydantic import BaseModel
 from cmi_inspect.causal_locomo.data import PastSession, Turn, session_turns
 from cmi_inspect.causal_locomo.prompts import memory_prompt
 from cmi_inspect.dates import DaySpan, date_spans, session_date, without_dates
+from cmi_inspect.strategies.cmi import bm25
 from cmi_inspect.text import content_words
 
 WINDOW_TURNS = 3
@@ -75,7 +75,6 @@ KEY = re.compile(r"^m\d+$")
 """A memory's key as the prompt shows it ("m3")."""
 SESSION_DATE_WEIGHT = 0.5
 """How much a window with no stated date vouches for its own session's date."""
-_BM25_K1, _BM25_B = 1.2, 0.75
 
 
 @dataclass
@@ -148,6 +147,19 @@ def _session_windows(content: str, date_time: str | None, size: int) -> tuple[Wi
     return tuple(Window(turns[start : start + size], when, day) for start in starts)
 
 
+@lru_cache(maxsize=16_384)
+def undated_words(text: str) -> tuple[str, ...]:
+    """A text's content words, once each, its dates left out: what BM25 and the support of
+    an answer read of it (read once per text: a store's memories are read several times)."""
+    return tuple(dict.fromkeys(content_words(without_dates(text))))
+
+
+@lru_cache(maxsize=16_384)
+def stated_dates(text: str) -> tuple[DaySpan, ...]:
+    """The dates a text states outright (``dates.date_spans`` with no session's day)."""
+    return tuple(date_spans(text))
+
+
 class BlindTask(Protocol):
     """What evidence may be built from: the request and the past sessions, which the blind
     protocol shows (a ``MemoryTask`` is one)."""
@@ -181,11 +193,18 @@ class BlindEvidence:
         """Words an answer may take from its prompt rather than from a memory or the history:
         the request's, and the instructions' ("The answer is ..."). They say nothing."""
         all_windows = windows_of(sessions)
-        self.idf = _idf(all_windows)
+        self.documents = len(all_windows)
+        """The history's windows, the documents word rarity is counted over."""
+        self.document_frequency = bm25.document_frequency([w.words for w in all_windows])
+        """In how many of them each word stands."""
+        self.idf = bm25.inverse_frequency(self.document_frequency, self.documents)
+        self._rarest = max(self.idf.values(), default=1.0)
         self.windows = _most_relevant(request, all_windows, self.idf, top)
         best = self.windows[0].relevance if self.windows else 0.0
+        postings = bm25.Postings([w.words for w in all_windows], self.idf)
         for text in memories:
-            for window in _by_text(text, all_windows, self.idf, MEMORY_WINDOWS):
+            ranked = (all_windows[i] for i in postings.ranked(undated_words(text)))
+            for window in _disjoint(ranked, MEMORY_WINDOWS):
                 relevant = window.relevance > 0 and window.relevance >= memory_relevance * best
                 if relevant and all(window is not w for w in self.windows):
                     self.windows.append(window)
@@ -199,7 +218,7 @@ class BlindEvidence:
         self.now = max(days, default=None)
         """The latest session's day: the present, for the request's "last year"."""
         self.asked = date_spans(request, self.now)
-        self._date_weight = max(self.idf.values(), default=1.0)
+        self._date_weight = self._rarest
         """A date counts as much as the history's rarest word: it is as specific."""
 
     @classmethod
@@ -212,10 +231,10 @@ class BlindEvidence:
         """How well the evidence supports ``text`` (see the module's docstring)."""
         words = [
             w
-            for w in dict.fromkeys(content_words(without_dates(text)))
+            for w in undated_words(text)
             if w not in self.given_words and w not in META_WORDS and not KEY.match(w)
         ]
-        spans = {s.text: s for s in date_spans(text) if not self._asked(s)}
+        spans = {s.text: s for s in stated_dates(text) if not self._asked(s)}
         credit = {w: (self.words.get(w, 0.0), self._weight(w)) for w in words}
         dates = {text: self._date_agreement(s) for text, s in spans.items()}
         credit |= {text: (agreement, self._date_weight) for text, agreement in dates.items()}
@@ -247,7 +266,7 @@ class BlindEvidence:
 
     def _weight(self, word: str) -> float:
         """A word's IDF in this history; a word the history never uses weighs most."""
-        return self.idf.get(word, max(self.idf.values(), default=1.0))
+        return self.idf.get(word, self._rarest)
 
     def _asked(self, span: DaySpan) -> bool:
         """Whether the request names this date (an answer that repeats it says nothing new)."""
@@ -267,31 +286,6 @@ class BlindEvidence:
         return best
 
 
-def _idf(windows: Sequence[Window]) -> dict[str, float]:
-    """BM25's inverse document frequency of each word over the history's windows."""
-    n = len(windows)
-    df: Counter[str] = Counter()
-    for w in windows:
-        df.update(w.words.keys())
-    return {word: math.log(1 + (n - d + 0.5) / (d + 0.5)) for word, d in df.items()}
-
-
-def _bm25(query: Sequence[str], window: Window, idf: dict[str, float], average: float) -> float:
-    length = sum(window.words.values())
-    return sum(
-        idf.get(q, 0.0)
-        * window.words[q]
-        * (_BM25_K1 + 1)
-        / (window.words[q] + _BM25_K1 * (1 - _BM25_B + _BM25_B * length / average))
-        for q in query
-        if q in window.words
-    )
-
-
-def _average_length(windows: Sequence[Window]) -> float:
-    return sum(sum(w.words.values()) for w in windows) / len(windows) if windows else 1.0
-
-
 def _most_relevant(
     request: str, windows: list[Window], idf: dict[str, float], top: int
 ) -> list[Window]:
@@ -304,10 +298,10 @@ def _most_relevant(
     # in a fixed order, so that the sums below repeat bit for bit whatever the hash seed
     query = list(dict.fromkeys(content_words(without_dates(request))))
     asked = date_spans(request)
-    average = _average_length(windows)
+    average = bm25.average_length([w.words for w in windows])
     rarest = max((idf.get(q, 0.0) for q in query), default=0.0)
     for w in windows:
-        w.relevance = _bm25(query, w, idf, average)
+        w.relevance = bm25.score(query, w.words, idf, average)
         if any(a.overlaps(s) for a in asked for s, firmness in w.spans if firmness == 1.0):
             w.relevance += rarest
     best = max((w.relevance for w in windows), default=0.0)
@@ -317,16 +311,7 @@ def _most_relevant(
     )
 
 
-def _by_text(text: str, windows: list[Window], idf: dict[str, float], top: int) -> list[Window]:
-    """The ``top`` windows by BM25 to a memory's text, no two sharing a turn."""
-    query = list(dict.fromkeys(content_words(without_dates(text))))
-    average = _average_length(windows)
-    scored = [(_bm25(query, w, idf, average), i) for i, w in enumerate(windows)]
-    ranked = [windows[i] for score, i in sorted(scored, key=lambda x: (-x[0], x[1])) if score > 0]
-    return _disjoint(ranked, top)
-
-
-def _disjoint(ranked: Sequence[Window], top: int) -> list[Window]:
+def _disjoint(ranked: Iterable[Window], top: int) -> list[Window]:
     """The first ``top`` of ``ranked`` that share no turn with an earlier one."""
     chosen: list[Window] = []
     used: set[str] = set()

@@ -4,10 +4,10 @@ Each logged CMI sample gives one row per candidate: the features (``features``) 
 from what the run measured, through the same function a running CMI calls, and the
 candidate's label, which the log's scored record holds. A logistic regression (scikit-learn)
 fits the rows of the training runs; its regularisation is chosen by cross-validation with
-whole conversations held out (``choose_c``), and the threshold below which CMI keeps no
-candidate on development runs (``choose_threshold``). Labels are read here only, to fit and
-to choose: a run on a ``test`` split is refused.
-"""
+whole conversations held out (``choose_c``), and the threshold a kept candidate reaches on
+development runs (``choose_threshold``; ``crossfit`` does both per fold). Labels are read here
+only, to fit and to choose: a run with a sample from a conversation the data set keeps for
+test is refused (``fitting_gate``); the file records what it was fitted and chosen on."""
 
 from __future__ import annotations
 
@@ -19,28 +19,32 @@ from pathlib import Path
 
 import anyio
 import numpy as np
-from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
+from inspect_ai.log import EvalLog, EvalSample
 
-from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata, conversation_of
+from cmi_inspect.causal_locomo.answer_key import scored_record
+from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
 from cmi_inspect.causal_locomo.measures import selection_metrics
 from cmi_inspect.causal_locomo.view import key_to_memory_id, memory_view
 from cmi_inspect.errors import UserError
+from cmi_inspect.eval_logs import read_log
 from cmi_inspect.extras import require
 from cmi_inspect.retrieval import Embedder, make_embedder
+from cmi_inspect.strategies.cmi import fitting_gate as gate
 from cmi_inspect.strategies.cmi.diagnostics import CMIDiagnostics, logged_diagnostics
 from cmi_inspect.strategies.cmi.features import (
+    CAUSAL,
     FEATURES,
+    NON_CAUSAL,
     FeatureInputs,
     feature_rows,
     request_cosines,
 )
-from cmi_inspect.strategies.cmi.selector import SelectorFile
+from cmi_inspect.strategies.cmi.selector import Keeps, SelectorFile
 
 C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 """Inverse regularisation strengths the cross-validation chooses from."""
 THRESHOLDS = tuple(round(t, 2) for t in np.arange(0.0, 0.96, 0.05))
-"""Probabilities the threshold is chosen from (0: always keep the top candidate)."""
-REFUSED_SPLIT = "test"
+"""Probabilities the threshold is chosen from (0: keep every candidate, or the top one)."""
 
 
 @dataclass(frozen=True)
@@ -63,9 +67,9 @@ class LoggedSample:
     def useful(self) -> list[int]:
         return [int(label == "useful") for label in self.labels]
 
-    def metrics(self, keep: int | None) -> dict[str, float]:
-        """Selection metrics when the candidate at index ``keep`` (None: none) is kept."""
-        chosen = [] if keep is None else [self.memory_ids[keep]]
+    def metrics(self, keep: Sequence[int]) -> dict[str, float]:
+        """Selection metrics when the candidates at the indices ``keep`` are kept."""
+        chosen = [self.memory_ids[i] for i in keep]
         return selection_metrics(chosen, self.gold, self.bad, self.harmful)
 
 
@@ -112,13 +116,13 @@ async def logged_sample(
             f"sample {sample.id}: CMI asked no intervention there, so the features "
             f"{', '.join(causal)} cannot be computed; fit on a run of -S ablation=full."
         )
-    meta = sample.metadata_as(CausalLocomoMetadata)
+    meta = scored_record(sample)
     rows = feature_rows(await logged_inputs(sample, d, meta, embedder), names)
     ids = key_to_memory_id(meta.example_id, meta.memory_bank, meta.protocol)
     labels = meta.labels
     return LoggedSample(
         sample_id=str(sample.id),
-        conversation=conversation_of(meta.example_id) or meta.example_id,
+        conversation=gate.sample_conversation(sample),  # as the fitting gate reads it
         keys=[c.key for c in d.candidates],
         rows=rows,
         labels=[labels[ids[c.key]] for c in d.candidates],
@@ -127,27 +131,6 @@ async def logged_sample(
         bad=meta.bad_memory_ids,
         harmful=meta.harmful_ids,
     )
-
-
-def fitting_logs(log_dir: str | Path) -> list[EvalLog]:
-    """The logs of a folder (or one log file), headers only: a run on the ``test`` split is
-    refused, since nothing may be fitted or chosen on it."""
-    path = Path(log_dir)
-    if not path.exists():
-        raise UserError(f"{log_dir} does not exist: name a folder of CMI logs.")
-    found = [path.as_posix()] if path.is_file() else [i.name for i in list_eval_logs(str(path))]
-    logs = []
-    for location in found:
-        header = read_eval_log(location, header_only=True)
-        if header.eval.task_args.get("split") == REFUSED_SPLIT:
-            raise UserError(
-                f"{location} is a run on the test split: a selector is fitted on train and "
-                "chosen on dev, never on test."
-            )
-        logs.append(header)
-    if not logs:
-        raise UserError(f"No log in {log_dir}.")
-    return logs
 
 
 @dataclass(frozen=True)
@@ -164,15 +147,18 @@ class LoggedRuns:
 
 
 def load_samples(
-    log_dir: str | Path, names: Sequence[str], embedder_name: str = "e5"
+    log_dir: str | Path, names: Sequence[str], embedder_name: str = "e5", cross_fit: bool = False
 ) -> LoggedRuns:
     """Every logged CMI sample of a folder as rows of the named features (their cosines by
-    the named embedder)."""
+    the named embedder); ``cross_fit``: of any conversation, each fold reading only what
+    ``fitting_gate.readable`` lets through."""
     embedder = make_embedder(embedder_name)
     samples: list[LoggedSample] = []
     models, splits, data = set(), set(), set()
-    for header in fitting_logs(log_dir):
-        log = read_eval_log(header.location)
+    for header in gate.fitting_logs(log_dir, cross_fit):
+        log = read_log(header.location)
+        if not cross_fit:
+            gate.check_fittable(log)
         models.add(log.eval.model)
         splits.add(log.eval.task_args.get("split") or "whole")
         data.add(str((log.eval.metadata or {}).get("data_sha256")))
@@ -200,11 +186,18 @@ def fit(
     c: float,
     response_model: str,
     embedder: str = "e5",
+    keeps: Keeps = "every_above",
 ) -> SelectorFile:
     """A logistic regression on standardised features, with threshold 0 until one is chosen
     (``response_model``: the model whose answers the rows' causal features came from)."""
     linear = require("fit", "cmi-inspect fit-selector", "sklearn.linear_model")
     x, y = matrix(samples, names)
+    if len(set(y.tolist())) < 2:
+        which = ", ".join(sorted({s.conversation for s in samples}))
+        raise UserError(
+            f"the samples of {which} hold candidates of one kind only (useful or not): a "
+            "selector is fitted on runs whose candidates include both."
+        )
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
     scale[scale == 0] = 1.0
@@ -219,6 +212,7 @@ def fit(
         coef=[float(v) for v in model.coef_[0]],
         intercept=float(model.intercept_[0]),
         threshold=0.0,
+        keeps=keeps,
         embedder=embedder,
         response_model=response_model if causal else None,
     )
@@ -253,11 +247,13 @@ def choose_c(
     return min(grid, key=lambda c: (losses[c], -c)), losses
 
 
-def kept(selector: SelectorFile, sample: LoggedSample, threshold: float) -> int | None:
-    """The candidate the selector keeps: the most probable, when it reaches ``threshold``."""
+def kept(selector: SelectorFile, sample: LoggedSample, threshold: float) -> list[int]:
+    """The candidates the selector keeps at ``threshold``, most probable first: every one
+    that reaches it, or the most probable alone (``SelectorFile.keeps``)."""
     p = [selector.probability(r) for r in sample.rows]
-    best = max(range(len(p)), key=lambda i: (p[i], -i))
-    return best if p[best] >= threshold else None
+    order = sorted(range(len(p)), key=lambda i: (-p[i], i))
+    above = [i for i in order if p[i] >= threshold]
+    return above if selector.keeps == "every_above" else above[:1]
 
 
 def selection(
@@ -282,23 +278,23 @@ def choose_threshold(
 
 
 def held_out_samples(
-    samples: Sequence[LoggedSample], names: Sequence[str], c: float
+    samples: Sequence[LoggedSample], names: Sequence[str], c: float, keeps: Keeps
 ) -> list[tuple[SelectorFile, LoggedSample]]:
     """Each sample with a selector fitted on the other conversations' samples."""
     out = []
     for conversation in sorted({s.conversation for s in samples}):
         train = [s for s in samples if s.conversation != conversation]
-        selector = fit(train, names, c, "cross-validation")
+        selector = fit(train, names, c, "cross-validation", keeps=keeps)
         out += [(selector, s) for s in samples if s.conversation == conversation]
     return out
 
 
 def choose_threshold_held_out(
-    samples: Sequence[LoggedSample], names: Sequence[str], c: float
+    samples: Sequence[LoggedSample], names: Sequence[str], c: float, keeps: Keeps
 ) -> tuple[float, dict[float, dict[str, float]]]:
     """``choose_threshold`` on the training samples' held-out probabilities (each
     conversation's from a selector fitted on the others), for a fit with no development run."""
-    pairs = held_out_samples(samples, names, c)
+    pairs = held_out_samples(samples, names, c, keeps)
     table = {}
     for t in THRESHOLDS:
         found = [s.metrics(kept(selector, s, t)) for selector, s in pairs]
@@ -347,8 +343,6 @@ def fit_from_logs(
 ) -> Fitted:
     """A selector fitted on a training run's logs (``fit_runs``), with every feature or
     with those that read no intervention answer."""
-    from cmi_inspect.strategies.cmi.features import CAUSAL, NON_CAUSAL
-
     names = CAUSAL if causal else NON_CAUSAL
     train = load_samples(train_dir, names, embedder)
     dev = load_samples(dev_dir, names, embedder) if dev_dir is not None else None
@@ -356,12 +350,16 @@ def fit_from_logs(
 
 
 def fit_runs(
-    runs: LoggedRuns, dev_runs: LoggedRuns | None, names: Sequence[str], embedder: str = "e5"
+    runs: LoggedRuns,
+    dev_runs: LoggedRuns | None,
+    names: Sequence[str],
+    embedder: str = "e5",
+    keeps: Keeps = "every_above",
 ) -> Fitted:
     """A selector of the named features fitted on the training runs: C chosen by
     cross-validation over the conversations of the training (and development) runs, the
     threshold on the development runs, or on the training runs' held-out probabilities when
-    there are none."""
+    there are none (``keeps``: how the selector keeps, which the threshold is chosen for)."""
     causal = any(FEATURES[n].causal for n in names)
     train, model = runs.samples, runs.model
     dev = dev_runs.samples if dev_runs is not None else []
@@ -376,11 +374,11 @@ def fit_runs(
                 f"training and development runs share conversations ({', '.join(sorted(shared))})"
             )
     c, losses = choose_c([*train, *dev], names)
-    selector = fit(train, names, c, model, embedder)
+    selector = fit(train, names, c, model, embedder, keeps)
     if dev:
         threshold, table = choose_threshold(selector, dev)
     else:
-        threshold, table = choose_threshold_held_out(train, names, c)
+        threshold, table = choose_threshold_held_out(train, names, c, keeps)
     fitted_on = {
         "response_model": model,
         "data_sha256": runs.data,
@@ -390,6 +388,7 @@ def fit_runs(
         "candidates": sum(len(s.rows) for s in train),
         "conversations": sorted({s.conversation for s in train}),
         "development_conversations": sorted({s.conversation for s in dev}),
+        "conversations_never_read": gate.forbidden_conversations(),
         "C": c,
         "threshold_chosen_on": "development runs" if dev else "training runs, held out",
         "objective": "useful F1 - poison adoption",

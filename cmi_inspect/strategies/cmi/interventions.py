@@ -1,6 +1,6 @@
 """Intervention scorers: how CMI scores the answer to each intervention, by name.
 
-``gold`` (the paper's) scores against the answer key. The solver builds that scorer from
+``gold`` (the paper's) scores against the answer key. The strategy solver builds that scorer from
 the sealed key the sample names (``gold_answer_scorer``, the only code on a solver's path
 that reads the answer key, refused under ``blind``) and hands it to the strategy as
 ``MemoryTask.score_answer``. ``evidence`` (label-free) scores an answer by its agreement
@@ -23,11 +23,10 @@ from cmi_inspect.causal_locomo.protocol import PROTOCOLS
 from cmi_inspect.errors import UserError, choose
 from cmi_inspect.strategies.base import AnswerScorer, AnswerScorerFactory, MemoryTask
 from cmi_inspect.strategies.cmi.history import History
-from cmi_inspect.strategies.cmi.profiles import PROFILES
 
 
 def nothing_injected(state: TaskState) -> None:
-    """The solver hands the strategy no answer scorer: the scorer needs none."""
+    """The strategy solver hands the strategy no answer scorer: the scorer needs none."""
     return None
 
 
@@ -39,7 +38,8 @@ class InterventionScorer:
     make: Callable[[MemoryTask, History], AnswerScorer]
     """The sample's scorer, from what the strategy sees."""
     injected: AnswerScorerFactory = nothing_injected
-    """What the solver builds from the sample and injects as ``MemoryTask.score_answer``."""
+    """What the strategy solver builds from the sample and injects as
+    ``MemoryTask.score_answer``."""
     reads_history: bool = False
     refused_under_blind: str | None = None
     """Why a label-free protocol refuses it, as the user reads it (None: it reads no label)."""
@@ -54,7 +54,7 @@ GOLD_REFUSAL = (
 
 def answer_key_scorer(criteria: ScoringCriteria) -> AnswerScorer:
     """The deterministic task score against the gold criteria, as an answer scorer: for
-    the solver under ``paper``, and for analyses of finished runs."""
+    the strategy solver under ``paper``, and for analyses of finished runs."""
 
     async def score(answer: str) -> float:
         return deterministic_score(answer, criteria)
@@ -74,7 +74,7 @@ def gold_answer_scorer(state: TaskState) -> AnswerScorer:
 
 
 def injected_gold(task: MemoryTask, history: History) -> AnswerScorer:
-    """The gold scorer the solver injected into the task."""
+    """The gold scorer the strategy solver injected into the task."""
     if task.score_answer is None:
         raise UserError("cmi with -S intervention=gold needs the gold answer scorer.")
     return task.score_answer
@@ -102,13 +102,3 @@ INTERVENTION_SCORERS: dict[str, InterventionScorer] = {
 def intervention_scorer(name: str) -> InterventionScorer:
     """The scorer named by ``-S intervention=``; a bad name is one line naming the choices."""
     return INTERVENTION_SCORERS[choose("intervention scorer", name, tuple(INTERVENTION_SCORERS))]
-
-
-def injected_scorer(name: str | None) -> AnswerScorerFactory:
-    """What the solver injects for the named scorer (None: each sample's protocol's)."""
-
-    def inject(state: TaskState) -> AnswerScorer | None:
-        protocol = state.metadata_as(SampleView).protocol
-        return intervention_scorer(name or PROFILES[protocol].intervention).injected(state)
-
-    return inject

@@ -10,7 +10,6 @@ of 2K+2.
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from inspect_ai.model import Model, ModelOutput
@@ -29,17 +28,17 @@ from cmi_inspect.strategies.base import (
     Pick,
     Selection,
 )
+from cmi_inspect.strategies.cmi.config import CMIArgs, CMIConfig, injected_scorer, settings
 from cmi_inspect.strategies.cmi.diagnostics import STRATEGY, Candidate, CMIDiagnostics
 from cmi_inspect.strategies.cmi.effect import GradedEffect, graded_effect
 from cmi_inspect.strategies.cmi.explain import explain
 from cmi_inspect.strategies.cmi.features import FeatureInputs, feature_rows, request_cosines
 from cmi_inspect.strategies.cmi.history import History
-from cmi_inspect.strategies.cmi.interventions import injected_scorer
 from cmi_inspect.strategies.cmi.perturb import perturb
 from cmi_inspect.strategies.cmi.profiles import PROFILES
 from cmi_inspect.strategies.cmi.proposal import propose
-from cmi_inspect.strategies.cmi.rules import Choices, CMIConfig, decide
-from cmi_inspect.strategies.cmi.selector import RULE
+from cmi_inspect.strategies.cmi.rules import Choices, check_before_run, decide
+from cmi_inspect.strategies.cmi.selector import RULE, CrossFitFile
 
 logger = logging.getLogger(__name__)
 _warned: set[str] = set()
@@ -94,80 +93,24 @@ class Prompts:
             self.perturbed[key] = memory_prompt(request, [copy.line()])
 
 
-@dataclass(frozen=True)
-class CMIArgs(CMIConfig):
-    """CMI's ``-S`` arguments: its config, and the proposal's embedder by name."""
-
-    embedder: str | None = None
-
-
 class CMI(MemoryStrategy):
     """Causal Memory Intervention: keep memories that improve the answer, stably.
 
-    Args:
-        k: Candidates proposed by the hybrid retriever.
-        tau_u: The rule's utility threshold (select if utility > tau_u); default 0 under
-            paper, 0.05 under blind with ``selector=rule`` (chosen on the development sets).
-        tau_s: The rule's stability threshold (select if stability >= tau_s); default 0
-            under paper, -1 under blind with ``selector=rule`` (logged, never vetoes).
-        budget: Most memories selected (default: k under paper, 1 under blind).
-        prefer: Which of the rule's passing candidates fill the budget first: ``utility``
-            (highest utility, the reference; default under paper) or ``proposal`` (best
-            proposal rank; blind with ``selector=rule``). A learned selector keeps its most
-            probable candidates.
-        ablation: ``full`` or one of the ablations ``no_perturb``, ``utility_only``,
-            ``stability_only``, ``non_causal`` (no intervention: the top candidates the
-            risk filter keeps), ``learned_non_causal`` (no intervention: the learned
-            selector without the features that read answers), ``oracle`` (see
-            ``ABLATIONS``).
-        selector: What decides: ``rule`` (the thresholds below and the risk filter; default
-            under paper), ``learned`` (the shipped learned selector, which ranks the
-            candidates by their probability of being useful from label-free features and
-            keeps the top one above its threshold; default under blind) or the path of a
-            selector file (``cmi-inspect fit-selector``). A selector fitted on another
-            model's answers gives way, in one logged line, to the learned non_causal one.
-        risk_filter: ``label`` (drop memories labelled harmful; paper protocol),
-            ``evidence`` (drop a memory that conflicts with a candidate the history
-            supports better) or ``none``; default: ``label`` under paper, ``none`` with a
-            learned selector (it weighs support and conflicts itself), ``evidence`` under
-            blind with ``selector=rule``.
-        lazy_perturb: Skip a perturbed call when utility already rules the memory out.
-        intervention: How interventions are scored: ``gold`` (the paper's: reads the
-            gold answer, refused under the blind protocol) or ``evidence`` (agreement
-            with the agent's own history, label-free); default: ``gold`` under paper,
-            ``evidence`` under blind.
-        effect: How answers become a memory's effect: ``answer`` (each context scored
-            by its generated answer, the paper's) or ``graded`` (by the expected answer
-            score under the model's likelihood of the candidate's answers in each
-            context); default: ``answer``, save ``graded`` under blind with
-            ``selector=rule`` (the rule's frozen setting; ``answer`` with
-            ``lazy_perturb``, which reads the answer utility). A learned selector reads
-            the answers, which the graded effect does not change.
-        conflict_similarity: Embedding cosine from which two candidates count as
-            versions of one claim, for the evidence risk filter (a poison is most often a
-            close paraphrase of the memory it distorts); above 1, no pair does.
-        conflict_overlap: Or the share of the shorter memory's content words that the
-            other has too (``text.word_overlap``), from which they count as versions
-            of one claim whatever the embedder's scale (not reflection's
-            ``CONFLICT_WORDING_JACCARD``, a Jaccard of wordings without their dates and
-            numbers).
-        embedder: Embedder for the proposal score (``e5``, ``hashing`` or ``openai``);
-            default: ``hashing`` under paper (the reproduction's exact selections), ``e5``
-            under blind.
+    Its ``-S`` arguments are those of its strategy solver, ``strategies.solvers.cmi``.
     """
 
     name = STRATEGY
     Args = CMIArgs
 
     def __init__(self, embedder: Embedder | None = None, config: CMIConfig | None = None) -> None:
-        """``embedder`` None: the protocol's (``Profile.embedder``), made on first use."""
+        """``embedder`` None: the protocol profile's (``Profile.embedder``), made on first use."""
         self.given_embedder = embedder
         self.named_embedders: dict[str, Embedder] = {}
         self.config = config or CMIConfig()
 
     @classmethod
     def from_args(cls, args: CMIArgs) -> CMI:
-        config = CMIConfig(**{f.name: getattr(args, f.name) for f in fields(CMIConfig)})
+        config = CMIConfig(**args.model_dump(exclude={"embedder"}))
         return cls(make_embedder(args.embedder) if args.embedder else None, config)
 
     def answer_scorer(self) -> AnswerScorerFactory:
@@ -176,12 +119,12 @@ class CMI(MemoryStrategy):
         return injected_scorer(self.config.intervention)
 
     def embedder(self, protocol: ProtocolName) -> Embedder:
-        """The given embedder, else the protocol's."""
+        """The given embedder, else the protocol's (``config.settings``)."""
         if self.given_embedder is not None:
             return self.given_embedder
-        return self.embedder_named(PROFILES[protocol].embedder, protocol)
+        return self.embedder_named(settings(self.config, protocol).embedder)
 
-    def embedder_named(self, name: str, protocol: ProtocolName) -> Embedder:
+    def embedder_named(self, name: str) -> Embedder:
         """An embedder by name, the proposal's when it is that one (each made once)."""
         proposal = self.given_embedder
         if proposal is not None and proposal.name == name:
@@ -191,7 +134,8 @@ class CMI(MemoryStrategy):
         return self.named_embedders[name]
 
     async def select(self, task: MemoryTask) -> Selection:
-        choices = Choices.of(self.config, task.protocol).for_model(str(task.model))
+        choices = Choices.of(self.config, task.protocol, task.conversation)
+        choices = choices.for_model(str(task.model))
         if choices.selector_note:
             warn_once(choices.selector_note)
         cfg = choices.config
@@ -213,7 +157,7 @@ class CMI(MemoryStrategy):
             c.memory_support = history.support(memories[c.key].content)
             c.support_with = history.support(c.answer_with)
             c.support_perturbed = history.support(c.answer_perturbed)
-        await choices.risk.measure(candidates, memories, embedder, cfg.conflicts)
+        await choices.risk.measure(candidates, memories, embedder, cfg.conflicts, history)
         answer_no_memory = answers.get(prompts.none)
         support_no_memory = history.support(answer_no_memory)
         if choices.selector is not None:
@@ -223,7 +167,7 @@ class CMI(MemoryStrategy):
                 texts={k: m.content for k, m in memories.items()},
                 bank=[m.content for m in task.memories],
                 cosines=await request_cosines(
-                    self.embedder_named(choices.selector.embedder, task.protocol),
+                    self.embedder_named(choices.selector.embedder),
                     task.request,
                     {k: m.content for k, m in memories.items()},
                 ),
@@ -237,7 +181,7 @@ class CMI(MemoryStrategy):
 
         prompt = memory_prompt(task.request, [memories[c.key].line() for c in kept])
         diagnostics = CMIDiagnostics(
-            config=asdict(cfg),
+            config=cfg.model_dump(),
             embedder=embedder.name,
             intervention=choices.scorer.name,
             effect=choices.effect.name,
@@ -259,6 +203,7 @@ class CMI(MemoryStrategy):
             prompt=prompt,
             details=diagnostics,
             output=answers.outputs.get(prompt),
+            ranking=[m.key for m, _ in proposed],  # the proposal's, which F1@k reads
         )
 
     async def _intervene(
@@ -361,7 +306,15 @@ class CMI(MemoryStrategy):
     def check_protocol(self, protocol: Protocol) -> None:
         """The intervention scorer and the risk filter; the ablation is left to each
         sample's check (``Choices.refuse_label_reading``)."""
-        Choices.of(self.config, protocol.name).refuse_label_reading(ablation=False)
+        check_before_run(self.config, protocol)
+
+    def check_model(self, model: Model) -> None:
+        """A cross-fitted selector fitted on another model's answers, refused before the run
+        (each sample would be refused: ``Choices.for_model``)."""
+        for protocol in PROFILES:
+            found = settings(self.config, protocol).selector
+            if isinstance(found, CrossFitFile):
+                found.check_model(str(model))
 
     @classmethod
     def explain(cls, details: dict[str, Any], names: MemoryNames) -> str:

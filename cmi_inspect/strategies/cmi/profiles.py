@@ -1,18 +1,23 @@
-"""CMI's defaults under each protocol: one typed profile per protocol, looked up once.
+"""CMI's defaults under each protocol: one typed profile per protocol, read by
+``config.settings`` alone.
 
 ``paper`` is the reference: interventions scored against the gold answer, memories
 labelled harmful dropped, the hashing embedder and the hybrid proposal. ``blind`` is
 label-free: interventions scored by the agent's own history and graded by the model's
 likelihood of the answers, a memory that conflicts with a better-supported one dropped,
-e5, a proposal without recency, and one memory kept (nearly every request of the release
-has exactly one useful memory, so a budget of three caps useful F1 near 0.5).
+e5 and a proposal without recency. Neither fixes how many memories are kept: that is the
+rule's or the learned selector's to decide (``config.settings``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from cmi_inspect.causal_locomo.protocol import ProtocolName
+
+PresetName = Literal["rule", "learned"]
+"""CMI's presets (``config.PRESETS``): what decides which candidates it keeps."""
 
 
 @dataclass(frozen=True)
@@ -36,7 +41,8 @@ release recency is what promoted the poison."""
 
 @dataclass(frozen=True)
 class Profile:
-    """What CMI runs under one protocol unless a choice is named."""
+    """What CMI runs under one protocol unless a choice is named: the preset it runs by
+    default, and the settings of the rule preset (which the learned one keeps in part)."""
 
     protocol: ProtocolName
     intervention: str
@@ -50,17 +56,15 @@ class Profile:
     proposal: ProposalWeights
     effect: str
     """How intervention answers become a memory's effect (``effect.EFFECTS``)."""
-    budget: int | None
-    """Most memories kept (None: k, the reference's)."""
     tau_u: float
     """Utility a kept memory must exceed."""
     tau_s: float
     """Stability a kept memory must reach (-1: any; stabilities lie in [-1, 1])."""
     prefer: str
     """Which passing candidates fill the budget first (``rules.PREFER``)."""
-    selector: str = "rule"
-    """What decides: ``rule`` (the thresholds above) or a shipped learned selector's name
-    (``selector.SHIPPED``), which ranks the candidates itself."""
+    preset: PresetName = "rule"
+    """What decides by default: ``rule`` (the thresholds above) or ``learned`` (the shipped
+    learned selector, which ranks the candidates itself)."""
 
 
 PROFILES: dict[ProtocolName, Profile] = {
@@ -73,14 +77,13 @@ PROFILES: dict[ProtocolName, Profile] = {
             "hashing",
             HYBRID,
             "answer",
-            None,
             0.0,
             0.0,
             "utility",
         ),
-        # thresholds chosen on the development sets (benchmarks/tune_cmi.py, docs/RESULTS.md):
-        # the best-ranked candidate whose graded effect raises the answer's expected score by
-        # more than 0.05; stability is measured and logged, but never vetoes
+        # thresholds chosen on the development sets (benchmarks/tune_cmi.py, docs/RESULTS.md)
+        # with a budget of one: every candidate whose graded effect raises the answer's
+        # expected score by more than 0.05, best-ranked first; stability is logged, never vetoes
         Profile(
             "blind",
             "evidence",
@@ -88,7 +91,6 @@ PROFILES: dict[ProtocolName, Profile] = {
             "e5",
             RELEVANCE,
             "graded",
-            1,
             0.05,
             -1.0,
             "proposal",

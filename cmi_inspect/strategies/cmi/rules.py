@@ -1,9 +1,12 @@
-"""CMI's rule: its configuration, its ablations, and the decision both CMI and analyses use.
+"""CMI's rule and its choices: what it runs under one protocol, and the decision both CMI
+and analyses use.
 
 A candidate passes when the ablation's tests pass (utility above ``tau_u``, stability at
 least ``tau_s``) and the risk filter keeps it; the passing candidates fill the budget in
 the ``prefer`` order. ``decide`` is that decision as a pure function of the candidates'
-records, so a replay of a log decides exactly as the run did.
+records, so a replay of a log decides exactly as the run did. Every default is resolved in
+``config.settings``; ``Choices`` turns its names into the objects that run for one sample,
+among them the fold of a cross-fit file that holds out the sample's conversation.
 """
 
 from __future__ import annotations
@@ -12,98 +15,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from cmi_inspect.causal_locomo.protocol import PROTOCOLS, Protocol, ProtocolName
-from cmi_inspect.errors import UserError, choose, finite_float, flag, positive_int
+from cmi_inspect.strategies.cmi.ablations import ABLATIONS, Ablation
+from cmi_inspect.strategies.cmi.config import CMIConfig, budget_for, settings
 from cmi_inspect.strategies.cmi.diagnostics import Candidate
 from cmi_inspect.strategies.cmi.effect import Effect, effect
-from cmi_inspect.strategies.cmi.features import FEATURES
 from cmi_inspect.strategies.cmi.interventions import InterventionScorer, intervention_scorer
-from cmi_inspect.strategies.cmi.profiles import PROFILES, Profile
-from cmi_inspect.strategies.cmi.risk import Conflicts, RiskFilter, risk_filter
-from cmi_inspect.strategies.cmi.selector import RULE, SelectorFile, selector_named, shipped
-
-
-@dataclass(frozen=True)
-class Ablation:
-    """A variant of CMI's rule: which answers it asks for and how it decides."""
-
-    name: str
-    asks_no_memory: bool = True
-    """Answers with no memory (every rule that reads a utility needs it)."""
-    asks_with: bool = True
-    """Answers with each candidate memory."""
-    asks_perturbed: bool = True
-    """Answers with each perturbed candidate."""
-    tests_utility: bool = True
-    """Rejects a candidate whose utility is not above tau_u."""
-    tests_stability: bool = True
-    """Rejects a candidate whose stability is below tau_s."""
-    no_memory_as_perturbed: bool = False
-    """Takes s_pert = s_no instead of asking for a perturbed answer."""
-    by_label: bool = False
-    """Selects exactly the candidates labelled useful, asking nothing."""
-    skipped: str | None = None
-    """Why no perturbed answer is asked for, as the log says it."""
-    learned: bool = False
-    """Ranks with the learned non_causal selector (``selector.SHIPPED``), not the rule."""
-    refused_under_blind: str | None = None
-    """Why a label-free protocol refuses it, as the user reads it (None: it reads no label)."""
-
-
-ABLATIONS: dict[str, Ablation] = {
-    a.name: a
-    for a in (
-        Ablation("full"),
-        Ablation(
-            "no_perturb",
-            asks_perturbed=False,
-            no_memory_as_perturbed=True,
-            skipped="no_perturb ablation: s_pert = s_no",
-        ),
-        Ablation(
-            "utility_only",
-            asks_perturbed=False,
-            tests_stability=False,
-            skipped="utility_only ablation",
-        ),
-        Ablation("stability_only", tests_utility=False),
-        Ablation(
-            "non_causal",
-            asks_no_memory=False,
-            asks_with=False,
-            asks_perturbed=False,
-            tests_utility=False,
-            tests_stability=False,
-            skipped="non_causal ablation: no intervention",
-        ),
-        Ablation(
-            "learned_non_causal",
-            asks_no_memory=False,
-            asks_with=False,
-            asks_perturbed=False,
-            tests_utility=False,
-            tests_stability=False,
-            learned=True,
-            skipped="learned_non_causal ablation: no intervention",
-        ),
-        Ablation(
-            "oracle",
-            asks_with=False,
-            asks_perturbed=False,
-            tests_utility=False,
-            tests_stability=False,
-            by_label=True,
-            skipped="oracle ablation: no intervention",
-            refused_under_blind=(
-                "The oracle ablation selects by label: it needs -T protocol=paper."
-            ),
-        ),
-    )
-}
-"""CMI and its ablations by name. The paper's reference code has the first five;
-``non_causal`` is the row the rule has to beat: the same proposal, risk filter and budget
-with no intervention call, so the top-ranked candidates the filter keeps.
-``learned_non_causal`` is the row the learned selector has to beat: the same learned ranking
-without the features that read intervention answers."""
+from cmi_inspect.strategies.cmi.profiles import Profile
+from cmi_inspect.strategies.cmi.risk import RiskFilter, decimals_apart, risk_filter
+from cmi_inspect.strategies.cmi.selector import CrossFitFile, SelectorFile, shipped
 
 
 def by_utility(c: Candidate) -> tuple[float, int]:
@@ -127,115 +46,12 @@ PREFER: dict[str, Callable[[Candidate], tuple[float, ...]]] = {
     "probability": by_probability,
 }
 """Orders in which CMI's passing candidates fill its budget (``probability``: a learned
-selector's, which ``-S prefer`` does not name)."""
-RULE_PREFER = ("utility", "proposal")
-"""The orders ``-S prefer`` chooses from, for the rule."""
-
-
-@dataclass(frozen=True)
-class CMIConfig:
-    """CMI's parameters, each documented once, as ``-S`` arguments, in ``CMI``'s docstring. A
-    choice left None follows the protocol's profile (``profiles.PROFILES``); the log records
-    them resolved (``resolved``)."""
-
-    k: int = 3
-    tau_u: float | None = None
-    tau_s: float | None = None
-    budget: int | None = None
-    prefer: str | None = None
-    ablation: str = "full"
-    risk_filter: str | None = None
-    lazy_perturb: bool = False
-    intervention: str | None = None
-    effect: str | None = None
-    conflict_similarity: float = 0.88
-    conflict_overlap: float = 0.5
-    selector: str | None = None
-
-    def __post_init__(self) -> None:
-        choose("ablation", self.ablation, tuple(ABLATIONS))
-        if self.prefer is not None:
-            choose("prefer", self.prefer, RULE_PREFER)
-        object.__setattr__(self, "k", positive_int("k", self.k))
-        if self.tau_u is not None:
-            object.__setattr__(self, "tau_u", finite_float("tau_u", self.tau_u))
-        if self.tau_s is not None:
-            object.__setattr__(self, "tau_s", finite_float("tau_s", self.tau_s))
-        if self.budget is not None:
-            object.__setattr__(self, "budget", positive_int("budget", self.budget))
-        object.__setattr__(self, "lazy_perturb", flag("lazy_perturb", self.lazy_perturb))
-        # a threshold above 1 is allowed: no pair then counts as one claim
-        similarity = finite_float("conflict_similarity", self.conflict_similarity, -1.0)
-        object.__setattr__(self, "conflict_similarity", similarity)
-        overlap = finite_float("conflict_overlap", self.conflict_overlap, 0.0)
-        object.__setattr__(self, "conflict_overlap", overlap)
-        if self.risk_filter is not None:
-            risk_filter(self.risk_filter)
-        if self.selector is not None:
-            selector_named(self.selector)
-            learned = self.selector != RULE
-            if learned and self.ablation not in LEARNED_ABLATIONS:
-                raise UserError(
-                    f"-S selector={self.selector} ranks CMI's candidates itself, while "
-                    f"-S ablation={self.ablation} tests the rule: use selector=rule with it."
-                )
-            if self.ablation == "learned_non_causal" and not learned:
-                raise UserError(
-                    "-S ablation=learned_non_causal ranks with a learned selector, not the rule."
-                )
-        if self.intervention is not None:
-            intervention_scorer(self.intervention)
-        if self.effect is not None:
-            effect(self.effect)
-            if self.lazy_perturb and effect(self.effect).graded:
-                raise UserError(
-                    "-S lazy_perturb=true skips perturbed answers by the answer utility, but "
-                    "-S effect=graded reads every candidate's perturbed answer: use "
-                    "effect=answer with lazy_perturb."
-                )
-
-    @property
-    def conflicts(self) -> Conflicts:
-        """The thresholds the evidence risk filter's measure reads."""
-        return Conflicts(self.conflict_similarity, self.conflict_overlap)
-
-    def resolved(self, protocol: ProtocolName) -> CMIConfig:
-        """The config with every choice left None set to the protocol's profile."""
-        profile = PROFILES[protocol]
-        return replace(
-            self,
-            tau_u=profile.tau_u if self.tau_u is None else self.tau_u,
-            tau_s=profile.tau_s if self.tau_s is None else self.tau_s,
-            prefer=profile.prefer if self.prefer is None else self.prefer,
-        )
-
-
-LEARNED_ABLATIONS = ("full", "learned_non_causal")
-"""The ablations a learned selector ranks for; the others test the rule."""
-
-
-def learned_selector(config: CMIConfig, profile: Profile) -> SelectorFile | None:
-    """The learned selector CMI ranks with (None: the rule decides): the one named, else
-    the profile's for a full run, the shipped non_causal one for ``learned_non_causal``.
-    ``learned`` names the shipped selector of the ablation."""
-    ablation = ABLATIONS[config.ablation]
-    name = config.selector or (
-        profile.selector if config.ablation == "full" or ablation.learned else RULE
-    )
-    if ablation.learned and name in (RULE, "learned"):
-        name = "learned_non_causal"
-    found = selector_named(name)
-    if ablation.learned and found is not None and found.causal:
-        raise UserError(
-            f"-S ablation=learned_non_causal needs a selector that reads no intervention "
-            f"answer; {name} reads {', '.join(f for f in found.features if FEATURES[f].causal)}."
-        )
-    return found
+selector's, which ``-S prefer`` does not name: ``config.RULE_PREFER``)."""
 
 
 @dataclass(frozen=True)
 class Choices:
-    """What CMI runs under one protocol: the config's named choices, else the profile's."""
+    """What CMI runs under one protocol (``config.settings``), as the objects that run it."""
 
     config: CMIConfig
     """The config resolved against the protocol's profile."""
@@ -253,46 +69,56 @@ class Choices:
     """The learned selector that ranks the candidates (None: the rule decides)."""
     selector_note: str | None = None
     """Why it is not the one asked for (``for_model``)."""
+    cross_fit: CrossFitFile | None = None
+    """The cross-fit file whose fold ``selector`` is (None: not cross-fitted)."""
 
     @classmethod
-    def of(cls, config: CMIConfig, protocol: ProtocolName) -> Choices:
-        profile = PROFILES[protocol]
-        ablation = ABLATIONS[config.ablation]
-        selector = learned_selector(config, profile)
-        # lazy perturbation reads the answer utility, so it keeps the answer effect; a learned
-        # selector reads the answers themselves, which the graded effect does not change
-        answer_effect = config.lazy_perturb or selector is not None
-        default_effect = "answer" if answer_effect else profile.effect
-        # a learned selector weighs conflicts and support itself: no filter unless named
-        default_risk = "none" if selector is not None else profile.risk_filter
+    def of(
+        cls, config: CMIConfig, protocol: ProtocolName, conversation: str | None = None
+    ) -> Choices:
+        """The choices for a sample of ``conversation`` (``MemoryTask.conversation``): a
+        cross-fit file's fold that holds it out ranks, one line when none does."""
+        chosen = settings(config, protocol)
+        source, cross_fit = chosen.selector, None
+        selector: SelectorFile | None
+        if isinstance(source, CrossFitFile):
+            cross_fit, selector = source, source.fold_for(conversation).selector
+        else:
+            selector = source
         return cls(
-            config.resolved(protocol),
+            chosen.config,
             PROTOCOLS[protocol],
-            profile,
-            ablation,
-            intervention_scorer(config.intervention or profile.intervention),
-            risk_filter(config.risk_filter or default_risk),
-            effect(config.effect or default_effect),
-            config.budget or (1 if selector else profile.budget or config.k),
-            "probability" if selector else config.prefer or profile.prefer,
+            chosen.profile,
+            ABLATIONS[config.ablation],
+            intervention_scorer(chosen.intervention),
+            risk_filter(chosen.risk_filter),
+            effect(chosen.effect),
+            chosen.budget,
+            chosen.order,
             selector,
+            cross_fit=cross_fit,
         )
 
     def for_model(self, model: str) -> Choices:
         """These choices for a sample answered by ``model``: a selector fitted on another
         model's answers gives way to the learned non_causal one, which reads no answer, and
-        no intervention is asked for."""
+        no intervention is asked for; a cross-fitted one is refused (that one may have read
+        the sample's conversation)."""
         if self.selector is None or self.selector.holds_for(model):
             return self
+        if self.cross_fit is not None:
+            self.cross_fit.check_model(model)
         note = (
             f"the {self.selector.name} selector was fitted on {self.selector.response_model}'s "
             f"answers, not {model}'s: the learned non_causal selector ranks instead"
         )
+        stand_in = shipped("learned_non_causal")
         return replace(
             self,
             ablation=ABLATIONS["learned_non_causal"],
-            selector=shipped("learned_non_causal"),
+            selector=stand_in,
             selector_note=note,
+            budget=budget_for(self.config, stand_in),
         )
 
     @property
@@ -308,20 +134,32 @@ class Choices:
             return rule_rejection(c, label, self.config)
         assert c.probability is not None, "rank the candidates first"
         if c.probability < self.selector.threshold:
+            d = decimals_apart(c.probability, self.selector.threshold, 3)
             return (
-                f"{self.selector.name}: p(useful) {c.probability:.3f} < threshold "
+                f"{self.selector.name}: p(useful) {c.probability:.{d}f} < threshold "
                 f"{self.selector.threshold}"
             )
         return None
 
-    def refuse_label_reading(self, ablation: bool = True) -> None:
+    def refuse_label_reading(self) -> None:
         """One line for the first choice that reads what a label-free protocol hides
-        (``Protocol.refuse``). ``ablation`` False leaves the ablation out, as the check
-        before a run does, so that a run of every ablation under blind still runs the
-        others (the oracle's samples fail, with this line)."""
-        reads = [self.ablation.refused_under_blind] if ablation else []
-        for refusal in (*reads, self.scorer.refused_under_blind, self.risk.refused_under_blind):
+        (``Protocol.refuse``)."""
+        for refusal in (
+            self.ablation.refused_under_blind,
+            self.scorer.refused_under_blind,
+            self.risk.refused_under_blind,
+        ):
             self.protocol.refuse(refusal)
+
+
+def check_before_run(config: CMIConfig, protocol: Protocol) -> None:
+    """One line for an intervention scorer or risk filter that reads what ``protocol``
+    hides, before a run (no sample, so no fold of a cross-fit file). The ablation is left
+    to each sample's check, so that a run of every ablation under blind still runs the
+    others (the oracle's samples fail, with its line)."""
+    chosen = settings(config, protocol.name)
+    protocol.refuse(intervention_scorer(chosen.intervention).refused_under_blind)
+    protocol.refuse(risk_filter(chosen.risk_filter).refused_under_blind)
 
 
 def rule_rejection(c: Candidate, label: str | None, config: CMIConfig) -> str | None:
@@ -335,11 +173,13 @@ def rule_rejection(c: Candidate, label: str | None, config: CMIConfig) -> str | 
     if ablation.tests_utility:
         assert c.utility is not None
         if c.utility <= config.tau_u:
-            return f"utility {c.utility:+.3f} <= tau_u {config.tau_u}"
+            d = decimals_apart(c.utility, config.tau_u, 3)
+            return f"utility {c.utility:+.{d}f} <= tau_u {config.tau_u}"
     if ablation.tests_stability:
         assert c.stability is not None
         if c.stability < config.tau_s:
-            return f"stability {c.stability:+.3f} < tau_s {config.tau_s}"
+            d = decimals_apart(c.stability, config.tau_s, 3)
+            return f"stability {c.stability:+.{d}f} < tau_s {config.tau_s}"
     return None
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cmi_inspect.causal_locomo.task import causal_locomo
 from cmi_inspect.errors import UserError
 from cmi_inspect.strategies.cmi.features import CAUSAL, NON_CAUSAL
 from cmi_inspect.strategies.cmi.fitting import (
@@ -18,8 +17,9 @@ from cmi_inspect.strategies.cmi.fitting import (
     kept,
     load_samples,
 )
-from cmi_inspect.strategies.cmi.selector import SelectorFile
-from cmi_inspect.strategies.solvers import SOLVERS
+from cmi_inspect.strategies.cmi.selector import Keeps, SelectorFile
+from cmi_inspect.strategies.solvers import cmi
+from cmi_inspect.task import causal_locomo
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log, write_eval_log
 
@@ -59,7 +59,7 @@ def cmi_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     any_selector(causal=True).save(path)
     [log] = inspect_eval(
         causal_locomo(protocol="blind", data_file=str(SYNTHETIC)),
-        solver=SOLVERS["cmi"](selector=str(path), embedder="hashing"),
+        solver=cmi(selector=str(path), embedder="hashing"),
         model=mock_model(respond),
         display="none",
         log_dir=str(folder / "logs"),
@@ -96,6 +96,8 @@ def test_fitting_from_logs_writes_a_selector_that_holds_for_the_runs_model(cmi_l
     s = fitted.selector
     assert s.causal and s.response_model == MODEL and s.features == list(CAUSAL)
     assert s.fitted_on["samples"] == 3 and s.fitted_on["splits"] == ["whole"]
+    assert s.fitted_on["conversations"] == ["syn_0000", "syn_0001", "syn_0002"]
+    assert s.fitted_on["conversations_never_read"] == ["conv-41", "conv-47"]
     assert s.fitted_on["threshold_chosen_on"] == "training runs, held out"
     assert set(fitted.losses) and set(fitted.thresholds)
     non_causal = fit_from_logs(cmi_logs, causal=False, embedder="hashing").selector
@@ -129,8 +131,9 @@ def made_up(conversation: str, i: int, useful_at: int) -> LoggedSample:
 def test_the_fit_ranks_by_what_tells_the_labels_apart():
     samples = [made_up(c, i, i % 2) for c in ("a", "b", "c") for i in range(6)]
     selector = fit(samples, ["memory_support"], 1.0, MODEL)
-    assert selector.coef[0] > 0
-    assert all(kept(selector, s, 0.0) == s.labels.index("useful") for s in samples)
+    assert selector.coef[0] > 0 and selector.keeps == "every_above"  # what a fit writes now
+    assert all(kept(selector, s, 0.0)[0] == s.labels.index("useful") for s in samples)
+    assert all(len(kept(selector, s, 0.0)) == 3 for s in samples)  # every candidate reaches 0
     c, losses = choose_c(samples, ["memory_support"])
     assert c in losses and losses[c] == min(losses.values())
     threshold, table = choose_threshold(selector, samples)
@@ -141,3 +144,33 @@ def test_the_fit_ranks_by_what_tells_the_labels_apart():
 def test_cross_validation_needs_two_conversations():
     with pytest.raises(UserError, match="two conversations"):
         choose_c([made_up("a", i, 0) for i in range(3)], ["memory_support"])
+
+
+def test_every_above_keeps_each_candidate_that_reaches_the_threshold_and_top_the_best_alone():
+    s = made_up("a", 0, 0)
+    two_useful = LoggedSample(**{**s.__dict__, "labels": ["useful", "useful", "harmful"], "gold": s.memory_ids[:2]})
+    two_useful.rows[1]["memory_support"] = 0.8
+    every = any_one_feature_selector(keeps="every_above")
+    p = [every.probability(r) for r in two_useful.rows]
+    assert p[0] > p[1] > 0.5 > p[2]
+    assert kept(every, two_useful, 0.5) == [0, 1]  # most probable first
+    assert kept(every, two_useful, 0.97) == [0] and kept(every, two_useful, 0.99) == []
+    assert two_useful.metrics(kept(every, two_useful, 0.5))["useful_f1"] == 1.0
+    top = every.model_copy(update={"keeps": "top"})
+    assert kept(top, two_useful, 0.5) == [0] and kept(top, two_useful, 0.99) == []
+    assert two_useful.metrics(kept(top, two_useful, 0.5))["useful_f1"] == pytest.approx(2 / 3)
+
+
+def any_one_feature_selector(keeps: Keeps) -> SelectorFile:
+    """p(useful) rises with memory support, 0.5 at 0.5."""
+    return SelectorFile(
+        name="support", causal=False, features=["memory_support"], mean=[0.5], scale=[0.1],
+        coef=[1.0], intercept=0.0, threshold=0.5, keeps=keeps, embedder="hashing",
+    )  # fmt: skip
+
+
+def test_a_fit_on_candidates_of_one_kind_is_one_line():
+    samples = [made_up("a", i, 0) for i in range(3)]
+    only_irrelevant = [LoggedSample(**{**s.__dict__, "labels": ["irrelevant"] * 3}) for s in samples]
+    with pytest.raises(UserError, match="^the samples of a hold candidates of one kind only"):
+        fit(only_irrelevant, ["memory_support"], 1.0, MODEL)

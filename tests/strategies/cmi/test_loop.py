@@ -13,6 +13,7 @@ from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.errors import UserError
 from cmi_inspect.retrieval import HashingEmbedder
 from cmi_inspect.strategies.cmi import CMI, CMIConfig, CMIDiagnostics
+from cmi_inspect.strategies.cmi.selector import Keeps
 from inspect_ai.model import GenerateConfig, Logprob, Logprobs, ModelOutput, ModelUsage, TopLogprob, get_model
 
 from conftest import LABEL_FREE, gold_scorer, memory_task_for, mock_model
@@ -83,6 +84,8 @@ async def test_full_rule_selects_the_useful_memory(synthetic_records):
     assert len(prompts) == 9 and len(set(prompts)) == 9
     assert sel.output is not None and sel.output.completion == "3 March 2022"
     assert diagnostics(sel)["final_answer_reused"] is True
+    # its ranking, which F1@k reads, is the proposal's: the candidates by rank
+    assert sel.ranking == [cand["key"] for cand in sorted(diagnostics(sel)["candidates"], key=lambda x: x["rank"])]
 
 
 async def test_none_selected_reuses_the_no_memory_answer(synthetic_records):
@@ -278,17 +281,22 @@ async def test_the_default_embedder_follows_the_protocol(synthetic_records):
     assert CMI(HashingEmbedder()).embedder("blind").name == "hashing"  # a given one wins
 
 
-async def test_non_causal_keeps_the_top_candidates_the_filter_keeps_with_no_intervention(label_free_records):
+async def test_non_causal_keeps_every_candidate_the_filter_keeps_with_no_intervention(label_free_records):
+    """Under blind the rule has no budget of one: every candidate that passes is kept, at
+    most ``-S budget``, filled in proposal order."""
     for record in label_free_records:
         prompts: list[str] = []
         sel = await run_blind(record, prompts, ablation="non_causal")
         d = diagnostics(sel)
         assert prompts == [] and d["model_calls"] == 0  # the solver asks for the final answer only
-        kept = [c for c in d["candidates"] if c["selected"]]
-        assert len(kept) == 1 and d["budget"] == 1
-        passing = [c for c in d["candidates"] if not c["reason"].startswith("evidence risk")]
-        assert kept[0]["key"] == min(passing, key=lambda c: c["rank"])["key"]
+        passing = [c["key"] for c in d["candidates"] if not c["reason"].startswith("evidence risk")]
+        assert d["budget"] == 4 and len(passing) > 1
+        assert [p.key for p in sel.picks] == passing  # in proposal order
         assert all(c["utility"] is None and c["answer_with"] is None for c in d["candidates"])
+        capped = diagnostics(await run_blind(record, ablation="non_causal", budget=1))
+        kept = [c for c in capped["candidates"] if c["selected"]]
+        assert capped["budget"] == 1 and [c["key"] for c in kept] == passing[:1]
+        assert all(c["reason"] == "over budget" for c in capped["candidates"] if c["key"] in passing[1:])
 
 
 async def test_graded_for_every_candidate_or_for_none(label_free_records):
@@ -319,7 +327,9 @@ async def test_graded_for_every_candidate_or_for_none(label_free_records):
         assert c["utility"] == pytest.approx(c["s_with"] - d["s_no"])
 
 
-def support_selector(tmp_path, causal: bool, threshold: float, response_model: str | None = "mockllm/model"):
+def support_selector(
+    tmp_path, causal: bool, threshold: float, response_model: str | None = "mockllm/model", keeps: Keeps = "top"
+):
     """A selector file that ranks by the history's support of the memory (and, causal, of
     its answer), as a fitted one would, saved under ``tmp_path``."""
     from cmi_inspect.strategies.cmi.selector import SelectorFile
@@ -334,10 +344,11 @@ def support_selector(tmp_path, causal: bool, threshold: float, response_model: s
         coef=[2.0] * len(names),
         intercept=0.0,
         threshold=threshold,
+        keeps=keeps,
         embedder="hashing",
         response_model=response_model if causal else None,
     )
-    path = tmp_path / f"support-{causal}-{threshold}.json"
+    path = tmp_path / f"support-{causal}-{threshold}-{keeps}.json"
     selector.save(path)
     return str(path)
 
@@ -354,6 +365,26 @@ async def test_a_learned_selector_keeps_the_most_probable_candidate(label_free_r
     assert set(ranked[0]["features"]) == {"memory_support", "answer_support"}
     # no memory, each candidate with and perturbed: 2K + 1, the final answer reused
     assert d["model_calls"] == len(prompts) == 2 * 4 + 1 and d["final_answer_reused"]
+
+
+async def test_a_selector_that_keeps_every_one_above_keeps_each_that_reaches_its_threshold(
+    label_free_records, tmp_path
+):
+    record = label_free_records[0]
+    probe = diagnostics(await run_blind(record, selector=support_selector(tmp_path, True, 0.0)))
+    p = sorted((c["probability"] for c in probe["candidates"]), reverse=True)
+    threshold = round((p[1] + p[2]) / 2, 6)  # the two most probable reach it, the others not
+    assert p[1] > threshold > p[2]
+    every = support_selector(tmp_path, True, threshold, keeps="every_above")
+    d = diagnostics(sel := await run_blind(record, selector=every))
+    assert d["budget"] == 4  # k: the selector decides how many
+    ranked = sorted(d["candidates"], key=lambda c: -c["probability"])
+    assert [p.key for p in sel.picks] == [c["key"] for c in ranked[:2]]
+    assert [c["reason"] for c in ranked[:2]] == ["selected", "selected"]
+    assert all(c["reason"].startswith("support: p(useful)") for c in ranked[2:])
+    capped = await run_blind(record, selector=every, budget=1)  # -S budget still caps
+    assert [p.key for p in capped.picks] == [ranked[0]["key"]]
+    assert diagnostics(capped)["candidates"][ranked[1]["rank"] - 1]["reason"] == "over budget"
 
 
 async def test_below_the_threshold_a_learned_selector_keeps_nothing(label_free_records, tmp_path):
@@ -378,3 +409,22 @@ async def test_a_selector_of_another_model_gives_way_to_learned_non_causal(label
     d = diagnostics(sel)
     assert prompts == [] and d["selector"] == "learned_non_causal"
     assert "fitted on gguf/another's answers, not mockllm/model's" in d["selector_note"]
+
+
+def test_a_cross_fit_of_another_models_answers_is_refused_before_the_run(tmp_path):
+    """No selector stands in for a cross-fitted one, so the run stops in one line before it
+    starts, where a single causal file gives way to the non_causal one sample by sample."""
+    from cmi_inspect.strategies.cmi.selector import CrossFitFile, Fold, shipped
+
+    learned = shipped("learned")  # fitted on gguf/smollm2's answers
+    convs = ["conv-1", "conv-2", "conv-3"]
+    folds = [
+        Fold(held_out=c, choice=convs[(i + 1) % 3], training=[convs[(i + 2) % 3]],
+             read=sorted([convs[(i + 1) % 3], convs[(i + 2) % 3]]), selector=learned)
+        for i, c in enumerate(convs)
+    ]  # fmt: skip
+    CrossFitFile(name="cf", folds=folds).save(tmp_path / "cf.json")
+    strategy = CMI(HashingEmbedder(), CMIConfig(selector=str(tmp_path / "cf.json")))
+    with pytest.raises(UserError, match="^cross-fitted selector cf was fitted on gguf/smollm2's answers"):
+        strategy.check_model(mock_model(lambda p: "?"))
+    CMI(HashingEmbedder(), CMIConfig(selector="learned")).check_model(mock_model(lambda p: "?"))

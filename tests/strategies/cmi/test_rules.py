@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+from importlib import resources
+
 import pytest
+from cmi_inspect.causal_locomo.protocol import PROTOCOLS
 from cmi_inspect.errors import UserError
 from cmi_inspect.strategies.cmi import Candidate, CMIConfig, decide, rule_rejection
-from cmi_inspect.strategies.cmi.rules import Choices
+from cmi_inspect.strategies.cmi.rules import Choices, check_before_run
+from cmi_inspect.strategies.cmi.selector import (
+    CROSSFIT_SHIPPED,
+    CrossFitFile,
+    Fold,
+    selector_named,
+    shipped,
+)
 
 
 def candidate(key: str, rank: int, utility: float | None = None, stability: float | None = None) -> Candidate:
@@ -35,11 +45,18 @@ def test_k_may_be_given_as_text():
     assert CMIConfig(k="4").k == 4  # type: ignore[arg-type]
 
 
-def test_the_budget_defaults_to_k_under_paper_and_to_one_under_blind():
+def test_the_budget_is_k_for_the_rule_under_both_protocols_and_follows_how_a_selector_keeps(tmp_path):
+    for protocol in ("paper", "blind"):  # the rule keeps every candidate that passes: no budget of one
+        assert Choices.of(CMIConfig(k=4, selector="rule"), protocol).budget == 4
+        assert Choices.of(CMIConfig(k=4, ablation="non_causal"), protocol).budget == 4
     assert Choices.of(CMIConfig(k=4), "paper").budget == 4
-    assert Choices.of(CMIConfig(k=4), "blind").budget == 1
+    assert Choices.of(CMIConfig(k=4), "blind").budget == 1  # the shipped learned selector keeps its top one
     assert Choices.of(CMIConfig(k=4, budget=2), "blind").budget == 2
     assert Choices.of(CMIConfig(k=4, budget=1), "paper").budget == 1
+    every = tmp_path / "every.json"
+    shipped("learned").model_copy(update={"keeps": "every_above"}).save(every)
+    assert Choices.of(CMIConfig(k=4, selector=str(every)), "blind").budget == 4
+    assert Choices.of(CMIConfig(k=4, selector=str(every), budget=2), "blind").budget == 2
 
 
 def test_the_effect_is_graded_under_the_blind_rule_and_the_answer_otherwise():
@@ -97,6 +114,12 @@ def test_label_reading_choices_are_refused_only_where_labels_are_hidden():
     Choices.of(CMIConfig(risk_filter="none", intervention="evidence"), "blind").refuse_label_reading()
     with pytest.raises(UserError, match="blind protocol hides"):
         Choices.of(CMIConfig(risk_filter="label"), "blind").refuse_label_reading()
+    oracle = CMIConfig(ablation="oracle", risk_filter="none", intervention="evidence")
+    check_before_run(oracle, PROTOCOLS["blind"])  # the ablation is each sample's to refuse
+    with pytest.raises(UserError, match="selects by label"):
+        Choices.of(oracle, "blind").refuse_label_reading()
+    with pytest.raises(UserError, match="blind protocol hides"):
+        check_before_run(CMIConfig(risk_filter="label"), PROTOCOLS["blind"])
 
 
 @pytest.mark.parametrize(
@@ -194,9 +217,17 @@ def test_a_selector_fitted_on_another_models_answers_gives_way_to_the_non_causal
     assert other.selector_note is not None and "mockllm/model" in other.selector_note
 
 
-def test_a_causal_file_for_learned_non_causal_is_one_line(tmp_path):
-    from cmi_inspect.strategies.cmi.selector import shipped
+def test_the_stand_in_for_a_selector_that_keeps_every_one_above_keeps_as_the_stand_in_does(tmp_path):
+    every = tmp_path / "every.json"
+    shipped("learned").model_copy(update={"keeps": "every_above"}).save(every)
+    choices = Choices.of(CMIConfig(k=4, selector=str(every)), "blind")
+    assert choices.budget == 4
+    other = choices.for_model("mockllm/model")  # the shipped non_causal one keeps its top candidate
+    assert other.selector == shipped("learned_non_causal") and other.budget == 1
+    assert Choices.of(CMIConfig(k=4, selector=str(every), budget=2), "blind").for_model("mockllm/model").budget == 2
 
+
+def test_a_causal_file_for_learned_non_causal_is_one_line(tmp_path):
     path = tmp_path / "causal.json"
     shipped("learned").save(path)
     with pytest.raises(UserError, match="needs a selector that reads no intervention answer"):
@@ -212,3 +243,77 @@ def test_the_threshold_rejects_below_it_and_names_the_probability():
     assert f"< threshold {choices.selector.threshold}" in (choices.rejection(low, None) or "")
     decision = decide([low, high], {"m1": None, "m2": None}, "probability", 1)
     assert decision.kept == ["m2"]
+
+
+def cross_fit_file(tmp_path, causal: bool = True, name: str = "cf") -> str:
+    """A cross-fit file of three folds over conv-1..3, each fold's selector told apart by
+    its threshold, saved under ``tmp_path``."""
+    base = shipped("learned" if causal else "learned_non_causal")
+    conversations = ["conv-1", "conv-2", "conv-3"]
+    folds = []
+    for i, held_out in enumerate(conversations):
+        choice = conversations[(i + 1) % 3]
+        training = [c for c in conversations if c not in (held_out, choice)]
+        selector = base.model_copy(
+            update={"name": f"{name} fold {held_out}", "threshold": 0.1 * (i + 1), "keeps": "every_above"}
+        )
+        folds.append(
+            Fold(
+                held_out=held_out, choice=choice, training=training, read=sorted([*training, choice]), selector=selector
+            )
+        )
+    path = tmp_path / f"{name}.json"
+    CrossFitFile(name=name, folds=folds).save(path)
+    return str(path)
+
+
+def test_each_sample_is_ranked_by_the_fold_that_holds_out_its_conversation(tmp_path):
+    path = cross_fit_file(tmp_path)
+    config = CMIConfig(k=4, selector=path)  # read and checked at -S parsing
+    for i, conversation in enumerate(["conv-1", "conv-2", "conv-3"]):
+        choices = Choices.of(config, "blind", conversation)
+        assert choices.selector is not None and choices.selector.name == f"cf fold {conversation}"
+        assert choices.selector.threshold == pytest.approx(0.1 * (i + 1))
+        assert choices.cross_fit is not None and choices.budget == 4  # every one above: up to k
+    for unheld in ("conv-9", None):
+        with pytest.raises(UserError) as refused:
+            Choices.of(config, "blind", unheld)
+        message = str(refused.value)
+        assert message == (
+            f"cross-fitted selector cf: no fold holds out conversation {unheld} (its folds hold "
+            "out conv-1, conv-2, conv-3); a sample is ranked only by the fold that never read its conversation."
+        )
+    check_before_run(config, PROTOCOLS["blind"])  # before a run, no sample: no fold needed
+
+
+def test_a_cross_fit_on_another_models_answers_is_refused_not_replaced(tmp_path):
+    choices = Choices.of(CMIConfig(selector=cross_fit_file(tmp_path)), "blind", "conv-2")
+    assert choices.for_model("gguf/smollm2") is choices
+    with pytest.raises(
+        UserError, match="^cross-fitted selector cf was fitted on gguf/smollm2's answers, not mockllm/model's"
+    ):
+        choices.for_model("mockllm/model")
+
+
+def test_learned_non_causal_takes_a_non_causal_cross_fit_and_refuses_a_causal_one(tmp_path):
+    path = cross_fit_file(tmp_path, causal=False, name="nc")
+    choices = Choices.of(CMIConfig(ablation="learned_non_causal", selector=path), "blind", "conv-3")
+    assert choices.selector is not None and choices.selector.name == "nc fold conv-3" and not choices.selector.causal
+    assert not (choices.ablation.asks_with or choices.ablation.asks_no_memory or choices.ablation.asks_perturbed)
+    assert choices.for_model("mockllm/model") is choices  # it reads no answer: any model
+    with pytest.raises(UserError, match="needs a selector that reads no intervention answer"):
+        Choices.of(CMIConfig(ablation="learned_non_causal", selector=cross_fit_file(tmp_path)), "blind", "conv-3")
+
+
+@pytest.mark.parametrize("name", ["crossfit", "crossfit_non_causal"])
+def test_the_shipped_cross_fit_names_say_none_ships_yet(name):
+    package = resources.files("cmi_inspect.strategies.cmi").joinpath("selectors")
+    if package.joinpath(CROSSFIT_SHIPPED[name]).is_file():  # fitted and shipped since
+        assert isinstance(CMIConfig(selector=name) and selector_named(name), CrossFitFile)
+        return
+    with pytest.raises(UserError) as refused:
+        CMIConfig(selector=name)
+    assert str(refused.value).startswith(f"-S selector={name}: no cross-fitted selector ships yet; fit one with")
+    assert "--cross-fit" in str(refused.value) and "\n" not in str(refused.value)
+    with pytest.raises(UserError, match="no cross-fitted selector ships yet"):
+        Choices.of(CMIConfig.model_construct(selector="crossfit", ablation="learned_non_causal", k=3), "blind")

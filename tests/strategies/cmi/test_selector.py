@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from importlib import resources
 
 import pytest
 from cmi_inspect.errors import UserError
@@ -12,6 +13,8 @@ from cmi_inspect.strategies.cmi.features import CAUSAL, NON_CAUSAL
 from cmi_inspect.strategies.cmi.selector import (
     RULE,
     SHIPPED,
+    CrossFitFile,
+    Fold,
     SelectorFile,
     read_selector,
     selector_named,
@@ -123,3 +126,123 @@ def test_the_shipped_selectors_hold_no_example_text():
     for name in SHIPPED:
         found = strings(json.loads(shipped(name).model_dump_json()))
         assert found and all(re.fullmatch(r"[\w./:\- ]{1,64}", s) and len(s.split()) <= 5 for s in found), name
+
+
+def written(tmp_path, text: str) -> str:
+    path = tmp_path / "selector.json"
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("field", ["coef", "mean", "scale", "intercept", "threshold"])
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_a_non_finite_number_is_refused_at_s_parsing_in_one_line(tmp_path, field, number):
+    from cmi_inspect.strategies.cmi.rules import CMIConfig
+
+    good = selector().model_dump_json()
+    data = json.loads(good)
+    if isinstance(data[field], list):
+        data[field][0] = "@"
+    else:
+        data[field] = "@"
+    path = written(tmp_path, json.dumps(data).replace('"@"', number))  # JSON as Python writes it
+    with pytest.raises(UserError) as raised:
+        CMIConfig(selector=path)  # -S selector=PATH, checked when the solver is built
+    message = str(raised.value)
+    assert message.startswith(f"-S selector={path}: {field}") and "finite number" in message
+    assert "\n" not in message
+
+
+def test_a_feature_listed_twice_is_refused_in_one_line(tmp_path):
+    names = ["memory_support", "memory_support"]
+    data = selector().model_dump() | {"features": names, "mean": [0.0] * 2, "scale": [1.0] * 2, "coef": [1.0] * 2}
+    with pytest.raises(UserError, match="features listed more than once: memory_support.$"):
+        read_selector(written(tmp_path, json.dumps(data)))
+
+
+def test_an_unknown_embedder_is_refused_in_one_line(tmp_path):
+    data = selector().model_dump() | {"embedder": "word2vec"}
+    with pytest.raises(UserError, match="unknown embedder 'word2vec'; known: hashing, openai, e5.$"):
+        read_selector(written(tmp_path, json.dumps(data)))
+
+
+def test_every_file_reading_path_is_one_line(tmp_path):
+    from cmi_inspect.strategies.cmi.rules import CMIConfig
+
+    loop = tmp_path / "loop.json"
+    loop.symlink_to(tmp_path / "other.json")
+    (tmp_path / "other.json").symlink_to(loop)
+    latin = tmp_path / "latin.json"
+    latin.write_bytes('{"name": "café"}'.encode("latin-1"))
+    (tmp_path / "folder.json").mkdir()
+    cases = {
+        loop: "cannot read it (Too many levels of symbolic links).",
+        latin: "not UTF-8 text (byte 13: invalid continuation byte).",
+        tmp_path / "folder.json": "cannot read it (Is a directory).",
+        tmp_path / "missing.json": "cannot read it (No such file or directory).",
+    }
+    for path, says in cases.items():
+        with pytest.raises(UserError) as raised:
+            CMIConfig(selector=str(path))
+        assert str(raised.value) == f"-S selector={path}: {says}"
+
+
+def test_the_shipped_selectors_keep_their_top_candidate_as_when_they_were_fitted():
+    """Fitted on XL v2 before a selector said how it keeps: no field, so ``top``, and the
+    figures made with them reproduce."""
+    for name in SHIPPED:
+        text = resources.files("cmi_inspect.strategies.cmi").joinpath("selectors", SHIPPED[name]).read_text("utf-8")
+        assert "keeps" not in json.loads(text) and shipped(name).keeps == "top"
+    assert SelectorFile.model_validate(selector().model_dump() | {"keeps": "every_above"}).keeps == "every_above"
+
+
+def test_a_selector_keeps_top_or_every_above_and_nothing_else(tmp_path):
+    with pytest.raises(UserError, match="^-S selector=.*: keeps: Input should be 'top' or 'every_above'.$"):
+        read_selector(written(tmp_path, json.dumps(selector().model_dump() | {"keeps": "all"})))
+
+
+def fold(held_out: str, choice: str, training: list[str], **kw) -> Fold:
+    return Fold(held_out=held_out, choice=choice, training=training, read=sorted([*training, choice]),
+                selector=selector(keeps="every_above", **kw))  # fmt: skip
+
+
+def crossfit(**kw) -> CrossFitFile:
+    folds = [fold("c1", "c2", ["c3"]), fold("c2", "c3", ["c1"]), fold("c3", "c1", ["c2"])]
+    return CrossFitFile(**{"name": "cf", "folds": folds, **kw})
+
+
+def test_a_cross_fit_file_reads_back_as_one_by_its_format(tmp_path):
+    cf = crossfit(fitted_on={"samples": 9})
+    cf.save(tmp_path / "cf.json")
+    assert json.loads((tmp_path / "cf.json").read_text())["format"] == "cmi-inspect-crossfit/1"
+    assert read_selector(tmp_path / "cf.json") == cf
+    assert selector_named(str(tmp_path / "cf.json")) == cf
+    assert cf.fold_for("c2").selector == cf.folds[1].selector and cf.keeps == "every_above"
+
+
+@pytest.mark.parametrize(
+    "change, says",
+    [
+        (lambda d: d["folds"][0].update(training=["c1", "c3"]), "held_out, choice and training must be different"),
+        (lambda d: d["folds"][0].update(choice="c1"), "held_out, choice and training must be different"),
+        (lambda d: d["folds"][0].update(read=["c1", "c2", "c3"]), "read must be the training conversations"),
+        (lambda d: d["folds"][1].update(held_out="c1", choice="c3", training=["c2"], read=["c2", "c3"]),
+         "conversations held out by more than one fold: c1"),
+        (lambda d: d["folds"][2]["selector"].update(keeps="top"), "the fold holding out c3 differs in keeps"),
+        (lambda d: d["folds"][1]["selector"].update(embedder="e5"), "the fold holding out c2 differs in embedder"),
+        (lambda d: d.update(folds=[]), "a cross-fit file holds one fold or more"),
+        (lambda d: d["folds"][1]["selector"].update(threshold="@"),
+         "folds.1.selector.threshold: Input should be a finite number"),
+    ],
+)  # fmt: skip
+def test_a_bad_cross_fit_file_is_one_line_naming_it(tmp_path, change, says):
+    data = json.loads(crossfit().model_dump_json())
+    data["folds"][1]["selector"]["embedder"] = "hashing"
+    for f in data["folds"]:
+        f["selector"]["embedder"] = "hashing"
+    change(data)
+    path = written(tmp_path, json.dumps(data).replace('"@"', "NaN"))
+    with pytest.raises(UserError) as raised:
+        read_selector(path)
+    message = str(raised.value)
+    assert message.startswith(f"-S selector={path}: ") and says in message and "\n" not in message

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cmi_inspect.report.logs import log_files
+from cmi_inspect.eval_logs import log_files
 
 
 def test_links_to_logs_and_folders_are_followed_and_each_log_counted_once(tmp_path):

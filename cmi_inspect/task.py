@@ -1,17 +1,21 @@
-"""Causal-LoCoMo: does a memory strategy pick the memories that help, and skip the ones that harm?
+"""The Causal-LoCoMo ``@task``: does a memory strategy pick the memories that help?
 
+The benchmark (data, protocols, scorers, README) is ``cmi_inspect/causal_locomo/``; the
+task joins it to the strategy solvers (``strategies.solvers``), so it lives above both.
 Run a strategy with ``inspect eval cmi_inspect/causal_locomo --solver cmi_inspect/NAME``
 from anywhere the package is installed (or ``inspect eval tasks/causal_locomo.py --solver
 NAME`` from a checkout), NAME one of no_memory, full_history, summary_memory,
 vector_memory, graph_memory, reflection_memory, cmi (default: no_memory). ``-T
-strategy=NAME`` (with ``-T strategy_args=...``) makes the strategy the task's own solver
+strategy=NAME`` (with ``-T strategy_args=...``) makes the strategy the task's own strategy solver
 instead: the run is then named after it (``causal_locomo: cmi (blind)`` in View), what it
 would read that the protocol hides is refused before the run starts, and ``inspect
 eval-retry`` rebuilds it from the task's arguments; ``cmi-inspect run`` runs every row so.
 """
 
+from importlib import resources
 from typing import Any
 
+import yaml
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
 
@@ -23,14 +27,27 @@ from cmi_inspect.causal_locomo.prompts import PROMPT_VERSION
 from cmi_inspect.causal_locomo.protocol import named_protocol
 from cmi_inspect.causal_locomo.scorers import SCORINGS, memory_selection, task_score
 from cmi_inspect.errors import UserError, choose
-from cmi_inspect.strategies.solvers import no_memory, solver_named
+from cmi_inspect.strategies.solvers import no_memory, strategy_solver_named
 
 ANSWER_MAX_TOKENS = 96
-TASK_VERSION = 6
-"""Bumped when the task's samples or scoring change (3: typed metadata, artefact-free blind;
-4: the data's sha256 in the version; 5: the answer key sealed, out of the running sample;
-6: strict scoring credits no answer that denies the expected answer).
-The logged version is ``TASK_VERSION-<sha256 prefix>``, with ``-bank<N>`` under ``-T bank_size``."""
+
+
+def register_entry() -> dict[str, Any]:
+    """The eval's entry for the Inspect Evals register, ``causal_locomo/eval.yaml``."""
+    text = resources.files("cmi_inspect.causal_locomo").joinpath("eval.yaml").read_text("utf-8")
+    entry: dict[str, Any] = yaml.safe_load(text)
+    return entry
+
+
+TASK_VERSION: str = register_entry()["version"]
+"""``N-X``, read from ``eval.yaml`` (its one copy): N, bumped when scores stop being
+comparable (3: typed metadata, artefact-free blind; 4: the data's sha256 in the version; 5:
+the answer key sealed, out of the running sample; 6: strict scoring credits no answer that
+denies the expected answer; 7: denial read per clause and sentence, doubt read as a hedge, the
+alias judge crediting neither under paper too, a denied answer scoring 0 under strict); X,
+when the interface changes (A, since 7: the release interleaved by family, a sealed-key
+target). The logged version is ``N-X-<data sha256 prefix>``, with ``-bank<N>`` under
+``-T bank_size``."""
 
 
 @task
@@ -59,7 +76,8 @@ def causal_locomo(
             named dataset (a relative path is read from where you run the command).
         dataset: ``release`` (the paper's 87 examples, downloaded or read from
             ``CMI_DATA_DIR``) or ``xl`` (Causal-LoCoMo-XL, built from LoCoMo on
-            first use and cached; samples ordered so any ``--limit`` is stratified).
+            first use and cached); either's samples are ordered so that any ``--limit``
+            prefix is stratified by family.
         scoring: ``paper`` counts success as the paper did; ``strict`` (the default under
             ``blind``) never counts an answer that hedges across several values of the
             kind asked for (dates, numbers, names), or that denies the expected answer it
@@ -67,8 +85,10 @@ def causal_locomo(
         split: ``train``, ``dev`` or ``test``: XL's splits by LoCoMo conversation (no
             conversation in two; v3 keeps v2's); the release has none. Choose settings on
             train and dev only.
-        strategy: A strategy's name: the task's own solver (``--solver`` overrides it).
-        strategy_args: Its arguments, as ``-S`` would give them.
+        strategy: A strategy to run as the task's own strategy solver (``cmi-inspect run``
+            lists them): the run is named after it and refused before it starts for what
+            the protocol hides; none: ``--solver``'s, else ``no_memory``.
+        strategy_args: The strategy's ``-S`` arguments, ``guard`` and ``isolate`` included.
         bank_size: Draw each bank down to this many memories: every useful and harmful one
             and the others closest to the request (docs/xl.md, "Bank size"); XL v3's bank
             is otherwise its conversation's whole store.
@@ -99,7 +119,7 @@ def causal_locomo(
     return Task(
         dataset=samples,
         # a strategy given here is refused before the run for what this protocol hides
-        solver=solver_named(strategy, chosen, shown) if strategy else no_memory(),
+        solver=strategy_solver_named(strategy, chosen, shown) if strategy else no_memory(),
         display_name=run_name(strategy, chosen, task_args) if strategy else None,
         tags=run_tags(strategy, chosen, task_args) if strategy else None,
         # the scorers read the answer key from the data file, never from a sample

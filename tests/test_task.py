@@ -9,11 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.data import CAUSAL_LOCOMO_SHA256
 from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION
 from cmi_inspect.causal_locomo.prompts import PROMPT_VERSION
-from cmi_inspect.causal_locomo.task import TASK_VERSION, causal_locomo
 from cmi_inspect.errors import UserError
+from cmi_inspect.task import TASK_VERSION, causal_locomo, register_entry
 from inspect_ai.log import EvalLog, read_eval_log
 
 from conftest import REPO, SYNTHETIC, require_data, samples_of, score_of, value_of
@@ -24,13 +25,14 @@ INSPECT = str(Path(sys.executable).parent / "inspect")
 
 
 def run_inspect_eval(
-    tmp_path: Path, *args: str, check: bool = True, display: str = "none"
+    tmp_path: Path, *args: str, check: bool = True, display: str = "none", task: str = "tasks/causal_locomo.py"
 ) -> subprocess.CompletedProcess[str]:
-    """``inspect eval tasks/causal_locomo.py ARGS`` from the repository root, as a user types it."""
+    """``inspect eval TASK ARGS`` from the repository root, as a user types it (TASK: the
+    checkout's task file, or the installed package's registry name)."""
     require_data(*args)
     env = {k: v for k, v in os.environ.items() if k not in ("INSPECT_EVAL_MODEL", "INSPECT_LOG_DIR")}
     return subprocess.run(
-        [INSPECT, "eval", "tasks/causal_locomo.py", "--log-dir", str(tmp_path), "--display", display, *args],
+        [INSPECT, "eval", task, "--log-dir", str(tmp_path), "--display", display, *args],
         cwd=REPO,
         env={**env, "PWD": str(REPO)},
         check=check,
@@ -39,9 +41,9 @@ def run_inspect_eval(
     )
 
 
-def inspect_eval(tmp_path: Path, *args: str) -> EvalLog:
+def inspect_eval(tmp_path: Path, *args: str, task: str = "tasks/causal_locomo.py") -> EvalLog:
     before = set(tmp_path.glob("*.eval"))
-    run_inspect_eval(tmp_path, *args)
+    run_inspect_eval(tmp_path, *args, task=task)
     [path] = set(tmp_path.glob("*.eval")) - before
     log = read_eval_log(str(path))
     assert log.status == "success", log.error
@@ -63,7 +65,7 @@ def test_no_memory_on_the_default_local_model(tmp_path):
         "data_sha256": CAUSAL_LOCOMO_SHA256,
     }
     assert log.eval.task_version == f"{TASK_VERSION}-{log.eval.metadata['data_sha256'][:12]}"
-    assert [s.id for s in samples_of(log)] == ["conv-26_qa_0000", "conv-30_qa_0000"]
+    assert [s.id for s in samples_of(log)] == ["conv-26_qa_0000", "conv-49_qa_0000"]  # two families
     for sample in samples_of(log):
         assert sample.output.completion
         assert value_of(sample, "memory_selection")["n_selected"] == 0
@@ -75,7 +77,7 @@ def test_no_memory_on_the_default_local_model(tmp_path):
 def test_full_history_records_the_whole_bank(tmp_path):
     log = inspect_eval(tmp_path, "--solver", "full_history", "--limit", "2")
     for sample in samples_of(log):
-        bank = sample.metadata["memory_bank"]
+        bank = scored_record(sample).memory_bank
         assert value_of(sample, "memory_selection")["n_selected"] == len(bank)
         assert sample.store["MemorySelection:details"]["sessions_kept"] >= 1
         assert "Earlier conversations:" in sample.messages[0].text
@@ -97,7 +99,7 @@ def test_bank_strategies(tmp_path, solver, args, expected):
     if args:
         assert log.eval.solver_args == {"top_k": int(args[1].split("=")[1])}
     for sample in samples_of(log):
-        n = len(sample.metadata["memory_bank"]) if expected == "bank" else expected
+        n = len(scored_record(sample).memory_bank) if expected == "bank" else expected
         assert value_of(sample, "memory_selection")["n_selected"] == n
 
 
@@ -122,7 +124,7 @@ def test_cmi_ablations(tmp_path, ablation):
     details = sample.store["MemorySelection:details"]
     assert details["config"]["ablation"] == ablation
     if ablation == "oracle":
-        gold = set(sample.metadata["gold_memory_ids"])
+        gold = set(scored_record(sample).gold_memory_ids)
         chosen = {c["key"] for c in details["candidates"] if c["selected"]}
         assert chosen == gold & {c["key"] for c in details["candidates"]}
 
@@ -265,10 +267,10 @@ def test_a_relative_data_file_is_read_from_where_the_command_ran(tmp_path):
 def test_the_log_names_its_strategy_protocol_and_arguments(tmp_path):
     log = inspect_eval(
         tmp_path,
-        "--solver",
-        "graph_memory",
-        "-S",
-        "top_k=2",
+        "-T",
+        "strategy=graph_memory",
+        "-T",
+        "strategy_args={top_k: 2}",
         "-T",
         "protocol=blind",
         "--model",
@@ -276,7 +278,28 @@ def test_the_log_names_its_strategy_protocol_and_arguments(tmp_path):
         "--limit",
         "1",
     )
-    assert log.eval.tags == ["graph_memory", "protocol=blind", "top_k=2"]  # View's log list shows tags
+    assert sorted(log.eval.tags or []) == ["graph_memory", "protocol=blind", "top_k=2"]  # View's log list shows tags
+    assert log.eval.task_display_name == "causal_locomo: graph_memory[top_k=2] (blind)"
+
+
+@pytest.mark.slow  # inspect eval in a subprocess
+def test_a_solver_given_apart_leaves_the_run_named_after_the_task(tmp_path):
+    log = inspect_eval(
+        tmp_path, "--solver", "graph_memory", "-T", "protocol=blind", "--model", "fixed_latency/0", "--limit", "1"
+    )
+    assert (log.eval.task_display_name, log.eval.tags) == ("causal_locomo", None)  # no header rewritten
+    assert log.plan.steps[-1].solver == "graph_memory"  # as typed: the checkout's bare name
+
+
+@pytest.mark.slow  # inspect eval in a subprocess, twice
+@pytest.mark.parametrize(
+    ("task", "solver"),
+    [("tasks/causal_locomo.py", "cmi"), ("cmi_inspect/causal_locomo", "cmi_inspect/cmi")],
+)
+def test_a_strategy_solver_runs_and_is_logged_by_the_name_typed(tmp_path, task, solver):
+    log = inspect_eval(tmp_path, "--solver", solver, "--model", "fixed_latency/0", "--limit", "1", task=task)
+    assert log.status == "success" and len(samples_of(log)) == 1
+    assert log.plan.steps[-1].solver == log.eval.solver == solver  # eval-retry reads log.eval.solver
 
 
 @pytest.mark.slow  # builds XL from LoCoMo, then inspect eval in a subprocess
@@ -287,8 +310,8 @@ def test_xl_end_to_end_on_a_few_samples(tmp_path):
         "dataset=xl",
         "-T",
         "bank_size=8",  # a store's thousand memories would have CMI embed them all
-        "--solver",
-        "cmi",
+        "-T",
+        "strategy=cmi",
         "-T",
         "protocol=blind",
         "--model",
@@ -297,11 +320,11 @@ def test_xl_end_to_end_on_a_few_samples(tmp_path):
         "3",
     )
     samples = samples_of(log)
-    assert len(samples) == 3 and log.eval.tags == ["cmi", "protocol=blind", "dataset=xl"]
+    assert len(samples) == 3 and sorted(log.eval.tags or []) == ["cmi", "dataset=xl", "protocol=blind"]
     assert len({s.metadata["task_family"] for s in samples}) > 1  # a prefix is stratified
     for sample in samples:
-        assert {m["memory_id"] for m in sample.metadata["memory_bank"]} >= set(sample.metadata["gold_memory_ids"])
-        assert len(sample.metadata["memory_bank"]) >= 8
+        assert {m.memory_id for m in scored_record(sample).memory_bank} >= set(scored_record(sample).gold_memory_ids)
+        assert len(scored_record(sample).memory_bank) >= 8
         assert 0.0 <= value_of(sample, "memory_selection")["useful_f1"] <= 1.0
 
 
@@ -311,10 +334,10 @@ def test_the_log_header_leads_with_the_mean_task_score_and_names_the_strategy(tm
 
     run_inspect_eval(
         tmp_path,
-        "--solver",
-        "cmi",
-        "-S",
-        "ablation=no_perturb",
+        "-T",
+        "strategy=cmi",
+        "-T",
+        "strategy_args={ablation: no_perturb}",
         "-T",
         "protocol=blind",
         "-T",
@@ -335,7 +358,7 @@ def test_the_log_header_leads_with_the_mean_task_score_and_names_the_strategy(tm
     assert names[:5] == ["score", "deterministic", "judge", "success", "judge_error"]
     assert {"useful_f1", "poison_adoption"} <= set(names)
     name = "causal_locomo: cmi[no_perturb] (blind)"  # what View's Task column shows
-    assert (header.eval.task, header.eval.task_display_name) == (name, name)
+    assert (header.eval.task, header.eval.task_display_name) == ("causal_locomo", name)
     assert header.eval.task_registry_name == "causal_locomo"  # what eval-retry and the report read
     row = evals_df(str(path), quiet=True).iloc[0]
     assert (row["score_headline_name"], row["score_headline_score"]) == ("task_score", "score")
@@ -368,9 +391,13 @@ def test_the_register_entry_agrees_with_the_tasks_their_files_and_the_pinned_dat
     from cmi_inspect.causal_locomo.judge_audit import judge_calibration
     from cmi_inspect.xl.locomo import LOCOMO_SHA256, LOCOMO_URL
 
-    entry = yaml.safe_load((REPO / "eval.yaml").read_text(encoding="utf-8"))
+    here = REPO / "cmi_inspect/causal_locomo/eval.yaml"  # beside the eval, installed with it
+    entry = yaml.safe_load(here.read_text(encoding="utf-8"))
+    assert entry == register_entry() and not (REPO / "eval.yaml").exists()
     comparability, _, interface = entry["version"].partition("-")
-    assert comparability == str(TASK_VERSION) and interface.isalpha()
+    assert entry["version"] == TASK_VERSION and comparability.isdigit() and interface.isalpha()
+    assert entry["contributors"] == []  # for whoever submits it to fill: nobody named who did not agree
+    assert entry["tags"] and all(isinstance(t, str) for t in entry["tags"])
     readme = (REPO / "cmi_inspect/causal_locomo/README.md").read_text(encoding="utf-8")
     newest = next(line for line in readme.splitlines() if line.startswith("### ["))
     assert newest.startswith(f"### [{entry['version']}] - ")  # the eval's changelog names this version last
@@ -379,13 +406,37 @@ def test_the_register_entry_agrees_with_the_tasks_their_files_and_the_pinned_dat
     for name, factory in (("causal_locomo", causal_locomo), ("judge_calibration", judge_calibration)):
         defined_in = Path(inspect.getfile(sys.modules[factory.__module__]))
         assert factory.__name__ == name and REPO / tasks[name]["task_path"] == defined_in
-    assert [(a["source"], a["fetch_method"].split()[2], a["state"]) for a in entry["external_assets"]] == [
-        (CAUSAL_LOCOMO_URL, CAUSAL_LOCOMO_SHA256, "pinned"),
-        (LOCOMO_URL, LOCOMO_SHA256, "pinned"),
+    assets = entry["external_assets"]  # each file's sha256 in its comment, as the register's examples
+    assert [(a["source"], a["fetch_method"], a["comment"].split()[1].rstrip(","), a["state"]) for a in assets] == [
+        (CAUSAL_LOCOMO_URL, "download", CAUSAL_LOCOMO_SHA256, "pinned"),
+        (LOCOMO_URL, "download", LOCOMO_SHA256, "pinned"),
     ]
+    import cmi_inspect.causal_locomo as package  # the eval's package exports both tasks
+
+    assert package.__all__ == ["causal_locomo", "judge_calibration"]
+    assert (package.causal_locomo, package.judge_calibration) == (causal_locomo, judge_calibration)
     require_data()
     assert tasks["causal_locomo"]["dataset_samples"] == len(causal_locomo().dataset)
     assert tasks["judge_calibration"]["dataset_samples"] == len(judge_calibration().dataset)
+
+
+@pytest.mark.slow  # the linter in a subprocess
+def test_inspect_evals_lint_fails_on_nothing_and_the_eval_readme_explains_what_it_reports():
+    pytest.importorskip("inspect_evals_lint", reason="needs the dev extra: pip install -e '.[dev]'")
+    lint = Path(sys.executable).parent / "inspect-evals-lint"  # beside this Python, in its venv
+    done = subprocess.run(
+        [str(lint), "causal_locomo", "--output-format", "json"], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    import json
+
+    [package] = json.loads(done.stdout)["packages"]
+    assert package["passed"] and package["summary"]["fail"] == 0
+    reported = {d["rule"] for d in package["diagnostics"]}
+    assert reported == {"main_file", "registry", "custom_metric_tests"}
+    readme = (REPO / "cmi_inspect/causal_locomo/README.md").read_text(encoding="utf-8")
+    lint_section = readme.split("## Lint", 1)[1].split("\n## ", 1)[0]
+    assert all(f"`{rule}`" in lint_section for rule in reported)
 
 
 def test_the_checkouts_task_file_takes_the_tasks_parameters():

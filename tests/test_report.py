@@ -68,25 +68,39 @@ def log_dir(tmp_path_factory):
     return path
 
 
-def by_strategy(log_dir):
-    """Rows scored by the offline alias judge, by strategy."""
-    rows, notes = read_runs(str(log_dir))
+@pytest.fixture(scope="module")
+def runs(log_dir):
+    """The folder's runs and notes, read once (each read re-scores in a clean process)."""
+    return read_runs(str(log_dir))
+
+
+@pytest.fixture(scope="module")
+def report(log_dir, tmp_path_factory):
+    """The folder's report, built once: its Markdown and the folder of its files."""
+    out = tmp_path_factory.mktemp("report")
+    return build_report(str(log_dir), out=out), out
+
+
+@pytest.fixture(scope="module")
+def by_strategy(runs):
+    """Rows scored by the offline alias judge, by strategy, and the notes."""
+    rows, notes = runs
     return {r.strategy: r for r in rows if r.judge == ALIAS_JUDGE}, notes
 
 
-def test_runs_with_another_judge_are_their_own_row_naming_it_and_its_errors(log_dir):
-    rows, _ = read_runs(str(log_dir))
+def test_runs_with_another_judge_are_their_own_row_naming_it_and_its_errors(runs, report):
+    rows, _ = runs
     [graded] = [r for r in rows if r.judge != ALIAS_JUDGE]
     assert (graded.strategy, graded.judge, graded.judge_errors) == (CMI, "mockllm/model", 3)
     alias = next(r for r in rows if r.strategy == CMI and r.judge == ALIAS_JUDGE)
     assert alias.judge_errors == 0
-    markdown = build_report(str(log_dir))
+    markdown, _ = report
     assert "| judge | judge errors |" in markdown
     assert "| mockllm/model | 3 |" in markdown and f"| {ALIAS_JUDGE} | 0 |" in markdown
 
 
-def test_rows_match_hand_computed_values(log_dir):
-    rows, _ = by_strategy(log_dir)
+def test_rows_match_hand_computed_values(by_strategy):
+    rows, _ = by_strategy
     assert list(rows) == [CMI, VECTOR, "graph_memory", GRAPH, SUMMARY, "no_memory"]
     # "I do not know.": 3/5, 3/5 and 2/4 deterministic, judge 0 -> 0.42, 0.42, 0.35
     none = rows["no_memory"]
@@ -114,30 +128,30 @@ def test_rows_match_hand_computed_values(log_dir):
     assert rows[CMI].metrics["useful_f1"].mean == pytest.approx(1 / 3)  # syn_0000 only
 
 
-def test_runs_with_different_solver_arguments_are_separate_rows(log_dir):
-    rows, _ = by_strategy(log_dir)
+def test_runs_with_different_solver_arguments_are_separate_rows(by_strategy):
+    rows, _ = by_strategy
     assert rows[GRAPH].metrics["n_selected"].mean == 1.0
     assert rows["graph_memory"].metrics["n_selected"].mean > 2.0  # the default top_k=3
 
 
-def test_poison_adoption_by_attack_kind(log_dir):
-    rows, _ = by_strategy(log_dir)
+def test_poison_adoption_by_attack_kind(by_strategy, report):
+    rows, _ = by_strategy
     # the one harmful memory (a temporal shift, in syn_0000) is a CMI candidate but not kept;
     # every other example has none of that kind
     assert {k: (m.mean, m.n) for k, m in rows[CMI].by_attack_kind.items()} == {"temporal_shift": (0.0, 1)}
-    markdown = build_report(str(log_dir))
+    markdown, _ = report
     assert "## Poison adoption by kind of harmful memory" in markdown
     assert f"| {CMI} | mockllm/model | paper | 0.000 (n=1) |" in markdown
 
 
-def test_f1_at_k_stands_in_the_rows_of_strategies_that_rank_and_the_breakdowns_follow(log_dir, tmp_path):
-    rows, _ = by_strategy(log_dir)
+def test_f1_at_k_stands_in_the_rows_of_strategies_that_rank_and_the_breakdowns_follow(by_strategy, report):
+    rows, _ = by_strategy
     # graph top-1's ranking starts with a gold memory in each example; syn_0001 has two gold
     graph = rows[GRAPH]
     assert graph.f1_at["f1_at_1"].mean == pytest.approx((1 + 2 / 3 + 1) / 3)
     assert graph.f1_at["f1_at_1"].n == 3 and rows["no_memory"].f1_at == {}
     assert set(rows[CMI].f1_at) == {"f1_at_1", "f1_at_3"}  # its proposal ranks
-    markdown = build_report(str(log_dir), out=tmp_path)
+    markdown, out = report
     assert "| useful F1 | recall | precision | bad rejection | poison adoption | n_selected | F1@1 | F1@3 |" in markdown
     none_row = next(line for line in markdown.splitlines() if line.startswith("| no_memory | mockllm/model"))
     assert none_row.split(" | ")[13:15] == ["-", "-"]  # no ranking, no F1@k
@@ -145,62 +159,62 @@ def test_f1_at_k_stands_in_the_rows_of_strategies_that_rank_and_the_breakdowns_f
     assert "### By number of useful memories" in markdown and "### By kind of harmful memory" in markdown
     assert f"| {GRAPH} | mockllm/model | paper | 2+ | 1 | n/a | 0.667 | 0.000 |" in markdown
     assert f"| {GRAPH} | mockllm/model | paper | temporal_shift | 1 | n/a | 1.000 | 0.000 |" in markdown
-    report = json.loads((tmp_path / "report.json").read_text())
-    groups = {(r["strategy"], r["group"]): r for r in report["by_useful_memories"]}
+    written = json.loads((out / "report.json").read_text())
+    groups = {(r["strategy"], r["group"]): r for r in written["by_useful_memories"]}
     assert groups[GRAPH, "1"]["samples"] == 2 and groups[GRAPH, "1"]["useful_f1"]["mean"] == 1.0
-    assert {r["group"] for r in report["by_attack_kind"]} == {"temporal_shift"}
-    table1 = {r["strategy"]: r for r in report["table1"]}
+    assert {r["group"] for r in written["by_attack_kind"]} == {"temporal_shift"}
+    table1 = {r["strategy"]: r for r in written["table1"]}
     assert table1[GRAPH]["f1_at"]["f1_at_1"]["n"] == 3 and "rows" not in table1[GRAPH]
 
 
-def test_skipped_logs_are_noted(log_dir):
-    _, notes = by_strategy(log_dir)
+def test_skipped_logs_are_noted(by_strategy):
+    _, notes = by_strategy
     assert any(n.startswith("2026-01-01T00-00-00-00-00_causal-locomo_damaged.eval: unreadable") for n in notes)
     assert any("task 'other_task' is not causal_locomo" in n for n in notes)
     assert sum("superseded" in n for n in notes) == 1
 
 
-def test_a_folder_of_links_to_logs_reports_as_the_folder_of_the_logs(log_dir, tmp_path):
+def test_a_folder_of_links_to_logs_reports_as_the_folder_of_the_logs(log_dir, report, tmp_path):
     links = tmp_path / "links"
     links.mkdir()
     for path in log_dir.glob("*.eval"):
         (links / path.name).symlink_to(path)
     (links / "again").symlink_to(log_dir, target_is_directory=True)  # the same logs by another path
-    assert build_report(str(links)).replace(str(links), str(log_dir)) == build_report(str(log_dir))
+    assert build_report(str(links)).replace(str(links), str(log_dir)) == report[0]
 
 
-def test_failed_samples_are_counted_not_hidden(log_dir):
-    rows, _ = by_strategy(log_dir)
+def test_failed_samples_are_counted_not_hidden(by_strategy, report):
+    rows, _ = by_strategy
     assert (rows[VECTOR].samples, rows[VECTOR].failed) == (2, 1)
     assert (rows[SUMMARY].samples, rows[SUMMARY].failed) == (0, 3)
-    markdown = build_report(str(log_dir))
+    markdown, _ = report
     assert f"| {VECTOR} | mockllm/model | paper | 2 | 1 |" in markdown
     assert f"| {SUMMARY} | mockllm/model | paper | 0 | 3 | - |" in markdown
 
 
-def test_seconds_per_sample_is_what_the_samples_spent(log_dir):
-    rows, _ = by_strategy(log_dir)
+def test_seconds_per_sample_is_what_the_samples_spent(log_dir, by_strategy):
+    rows, _ = by_strategy
     [log] = [read_eval_log(str(p)) for p in log_dir.glob("*.eval") if rows[GRAPH].log == p.name]
     spent = [s.working_time or 0.0 for s in log.samples or []]
     assert rows[GRAPH].seconds_per_sample == pytest.approx(sum(spent) / len(spent))
 
 
-def test_markdown_json_and_figures(log_dir, tmp_path):
-    markdown = build_report(str(log_dir), out=tmp_path)
+def test_markdown_json_and_figures(report):
+    markdown, out = report
     for title in ("Table 1", "Table 2", "Table 3", "Skipped logs"):
         assert f"## {title}" in markdown
     # the paper's figures stand beside runs on the release only: none beside the fixture's
     assert "## Data: " + str(SYNTHETIC) in markdown and "| ↳ paper" not in markdown
-    report = json.loads((tmp_path / "report.json").read_text())
-    rows = {r["strategy"]: r for r in report["table1"]}
-    assert {(r["dataset"], r["data_sha256"], r["paper_settings"]) for r in report["table1"]} == {
+    written = json.loads((out / "report.json").read_text())
+    rows = {r["strategy"]: r for r in written["table1"]}
+    assert {(r["dataset"], r["data_sha256"], r["paper_settings"]) for r in written["table1"]} == {
         (str(SYNTHETIC), sha256_of(SYNTHETIC), False)
     }
-    assert all(r["dataset"] == str(SYNTHETIC) for part in ("table2", "poison_by_kind", "table3") for r in report[part])
+    assert all(r["dataset"] == str(SYNTHETIC) for part in ("table2", "poison_by_kind", "table3") for r in written[part])
     assert rows["no_memory"]["metrics"]["score"]["mean"] == pytest.approx(0.396667, abs=1e-6)
     assert rows[GRAPH]["metrics"]["useful_f1"]["mean"] == pytest.approx(0.888889, abs=1e-6)
     # Table 3: the gold memory of syn_0000 has utility +0.4 and stability +0.4; all else 0
-    table3 = {r["label"]: r for r in report["table3"]}
+    table3 = {r["label"]: r for r in written["table3"]}
     assert table3["useful"]["candidates"] == 4
     assert table3["useful"]["utility"] == pytest.approx(0.1)
     assert table3["useful"]["stability"] == pytest.approx(0.1)
@@ -208,7 +222,7 @@ def test_markdown_json_and_figures(log_dir, tmp_path):
     assert (table3["harmful"]["candidates"], table3["harmful"]["utility"]) == (1, 0.0)
     assert rows[GRAPH]["wall_clock"] is not None and rows[GRAPH]["provenance"]["command"].startswith("inspect eval ")
     for png in ("accuracy_robustness.png", "utility_by_label.png", "poison_by_kind.png", "accuracy_cost.png"):
-        with Image.open(tmp_path / png) as image:
+        with Image.open(out / png) as image:
             image.verify()
             assert image.format == "PNG" and image.size[0] > 300
 
@@ -247,14 +261,21 @@ def two_data_dir(tmp_path_factory):
     return path / "logs", str(data), digests
 
 
-def test_a_run_on_other_data_is_its_own_row_never_superseding_one(two_data_dir):
-    logs, data, (old, new) = two_data_dir
+@pytest.fixture(scope="module")
+def two_data_read(two_data_dir):
+    """That folder's runs and notes, and its report's Markdown and files, each made once."""
+    logs, _, _ = two_data_dir
     runs, notes = read_runs(str(logs))
+    return runs, notes, build_report(str(logs), out=logs.parent / "report"), logs.parent / "report"
+
+
+def test_a_run_on_other_data_is_its_own_row_never_superseding_one(two_data_dir, two_data_read):
+    _, data, (old, new) = two_data_dir
+    runs, notes, markdown, _ = two_data_read
     assert not any("superseded" in n for n in notes)
     assert sorted((r.data.name, r.data.sha256) for r in runs if r.strategy == "no_memory") == sorted(
         [(data, old), (data, new)]
     )
-    markdown = build_report(str(logs))
     assert f"## Data: {data} (sha256 {new[:12]}..., 3 examples)" in markdown
     # the first run's data is gone (the file was edited): it cannot be re-scored, so it is not ranked
     unverified = markdown.split("## Unverified runs", 1)[1]
@@ -286,17 +307,16 @@ def test_a_log_another_task_version_scored_is_not_verified_by_this_one(tmp_path)
     assert asyncio.run(verify_log(older)).verified
 
 
-def test_a_run_of_several_epochs_counts_its_samples_once(two_data_dir, tmp_path):
-    logs, _, _ = two_data_dir
-    runs, _ = read_runs(str(logs))
+def test_a_run_of_several_epochs_counts_its_samples_once(two_data_read):
+    runs, _, markdown, out = two_data_read
     [full] = [r for r in runs if r.strategy == "full_history"]
     assert (full.samples, full.epochs, full.failed) == (3, 2, 0)
     # one sample per family and one harmful memory of the kind: each mean is over 1 sample
     assert {m.n for m in full.by_family.values()} == {1}
     assert full.by_attack_kind["temporal_shift"].n == 1
     assert full.metrics["score"].n == 3
-    assert "| full_history | mockllm/model | paper | 3 × 2 epochs | 0 |" in build_report(str(logs), out=tmp_path)
-    [row] = [r for r in json.loads((tmp_path / "report.json").read_text())["table1"] if r["strategy"] == "full_history"]
+    assert "| full_history | mockllm/model | paper | 3 × 2 epochs | 0 |" in markdown
+    [row] = [r for r in json.loads((out / "report.json").read_text())["table1"] if r["strategy"] == "full_history"]
     assert (row["samples"], row["epochs"]) == (3, 2)
 
 

@@ -115,7 +115,13 @@ def causal_locomo(
     view = SampleView.model_validate(samples[0].metadata)
     digest = view.data_sha256
     chosen = dict(strategy_args or {})
-    task_args = {"protocol": protocol, "dataset": dataset, "data_file": data_file}
+    task_args = {
+        "protocol": protocol,
+        "dataset": dataset,
+        "data_file": data_file,
+        "bank_size": bank_size,
+        "xl_version": xl_version,
+    }
     return Task(
         dataset=samples,
         # a strategy given here is refused before the run for what this protocol hides

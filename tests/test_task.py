@@ -320,7 +320,7 @@ def test_xl_end_to_end_on_a_few_samples(tmp_path):
         "3",
     )
     samples = samples_of(log)
-    assert len(samples) == 3 and sorted(log.eval.tags or []) == ["cmi", "dataset=xl", "protocol=blind"]
+    assert len(samples) == 3 and sorted(log.eval.tags or []) == ["bank_size=8", "cmi", "dataset=xl", "protocol=blind"]
     assert len({s.metadata["task_family"] for s in samples}) > 1  # a prefix is stratified
     for sample in samples:
         assert {m.memory_id for m in scored_record(sample).memory_bank} >= set(scored_record(sample).gold_memory_ids)

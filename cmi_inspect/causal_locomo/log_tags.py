@@ -15,6 +15,8 @@ from typing import Any
 
 from inspect_ai.log import EvalPlan, EvalSpec
 
+from cmi_inspect.causal_locomo.dataset import XL_VERSIONS
+
 TASK_NAME = "causal_locomo"
 
 
@@ -55,12 +57,30 @@ def strategy_label(plan: EvalPlan) -> str:
     return solver_label(step.solver, step.params_passed or {})
 
 
+def data_tags(task_args: dict[str, Any]) -> list[str]:
+    """What a run read, beyond the release: ``dataset=xl`` (with ``xl_version=2`` when not
+    the default) or ``data_file``, and ``bank_size=N`` when banks were drawn down."""
+    tags = []
+    if task_args.get("data_file"):
+        tags.append("data_file")
+    elif task_args.get("dataset", "release") != "release":
+        tags.append(f"dataset={task_args['dataset']}")
+        if str(task_args.get("xl_version", XL_VERSIONS[0])) != str(XL_VERSIONS[0]):
+            tags.append(f"xl_version={task_args['xl_version']}")
+    if task_args.get("bank_size"):
+        tags.append(f"bank_size={task_args['bank_size']}")
+    return tags
+
+
 def run_name(solver: str, passed: dict[str, Any], task_args: dict[str, Any]) -> str:
-    """``causal_locomo: STRATEGY (protocol[, dataset])``, short enough for View's list (a
-    ``data_file`` shows in the task arguments beside it)."""
+    """``causal_locomo: STRATEGY (protocol[, dataset ...])``, short enough for View's list
+    (a ``data_file`` shows in the task arguments beside it)."""
     where = [str(task_args.get("protocol", "paper"))]
-    if not task_args.get("data_file") and task_args.get("dataset", "release") != "release":
-        where.append(str(task_args["dataset"]))
+    where += [
+        t.split("=", 1)[-1] if t.startswith("dataset=") else t
+        for t in data_tags(task_args)
+        if t != "data_file"
+    ]
     return f"{TASK_NAME}: {solver_label(solver, passed)} ({', '.join(where)})"
 
 
@@ -70,10 +90,6 @@ def is_causal_locomo(spec: EvalSpec) -> bool:
 
 
 def run_tags(strategy: str, passed: dict[str, Any], task_args: dict[str, Any]) -> list[str]:
-    """The strategy, protocol, dataset and solver arguments set, as tags."""
+    """The strategy, protocol, data (``data_tags``) and solver arguments set, as tags."""
     tags = [strategy.split("/")[-1], f"protocol={task_args.get('protocol', 'paper')}"]
-    if task_args.get("data_file"):
-        tags.append("data_file")
-    elif task_args.get("dataset", "release") != "release":
-        tags.append(f"dataset={task_args['dataset']}")
-    return tags + [f"{k}={v}" for k, v in sorted(passed.items())]
+    return tags + data_tags(task_args) + [f"{k}={v}" for k, v in sorted(passed.items())]

@@ -42,6 +42,19 @@ def test_the_tags_name_the_strategy_protocol_data_and_arguments_set():
     assert run_tags("no_memory", {}, {"data_file": "mine.jsonl"}) == ["no_memory", "protocol=paper", "data_file"]
 
 
+def test_a_run_on_drawn_banks_or_on_xl_v2_says_so_in_its_tags_and_name():
+    from cmi_inspect.causal_locomo.log_tags import run_tags
+
+    v3 = {"protocol": "blind", "dataset": "xl", "xl_version": 3, "bank_size": None}
+    assert run_tags("cmi", {}, v3) == ["cmi", "protocol=blind", "dataset=xl"]
+    drawn = {**v3, "xl_version": "2", "bank_size": 8}  # -T values as the command line gives them
+    assert run_tags("cmi", {}, drawn) == ["cmi", "protocol=blind", "dataset=xl", "xl_version=2", "bank_size=8"]
+    assert run_name("cmi", {}, drawn) == "causal_locomo: cmi (blind, xl, xl_version=2, bank_size=8)"
+    assert run_name("cmi", {}, {"protocol": "paper", "data_file": "mine.jsonl", "bank_size": 8}) == (
+        "causal_locomo: cmi (paper, bank_size=8)"
+    )
+
+
 def test_a_task_given_its_strategy_is_displayed_and_tagged_after_it_and_its_log_file_is_plain(tmp_path):
     from cmi_inspect.task import causal_locomo
     from inspect_ai import eval as inspect_eval

@@ -34,7 +34,7 @@ def run_inspect_eval(
     return subprocess.run(
         [INSPECT, "eval", task, "--log-dir", str(tmp_path), "--display", display, *args],
         cwd=REPO,
-        env={**env, "PWD": str(REPO)},
+        env={**env, "PWD": str(REPO), "COLUMNS": "500"},  # Inspect's Rich output unwrapped, however long a path
         check=check,
         capture_output=True,
         text=True,

@@ -4,7 +4,8 @@ For each strategy found in both log folders (matched by ``strategy_label``), pai
 samples by id and epoch and compares every model call's completion, keyed by its prompt
 (CMI's calls run concurrently, so their order in the log is not fixed). Prints, per
 strategy, the samples and prompts compared and how many differ, then the differing
-samples, then every reported metric that differs. Made to check that prompt-prefix reuse,
+samples, then every reported metric that differs (beyond the last bits of a float: a mean
+over the same samples in another order can differ there). Made to check that prompt-prefix reuse,
 and ``-M parallel=N``, in the local provider change no output:
 
     inspect eval tasks/causal_locomo.py --solver full_history -M prefix_cache_mb=0 \\
@@ -15,6 +16,7 @@ and ``-M parallel=N``, in the local provider change no output:
 from __future__ import annotations
 
 import argparse
+import math
 
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 
@@ -88,7 +90,9 @@ def main() -> None:
     for name in shared:
         ma, mb = metrics(a[name]), metrics(b[name])
         moved = [
-            f"{k} {ma[k]:.4f} -> {mb[k]:.4f}" for k in sorted(set(ma) & set(mb)) if ma[k] != mb[k]
+            f"{k} {ma[k]:.6f} -> {mb[k]:.6f}"
+            for k in sorted(set(ma) & set(mb))
+            if not math.isclose(ma[k], mb[k], rel_tol=1e-9, abs_tol=1e-12)
         ]
         print(
             f"{name}: "

@@ -76,6 +76,7 @@ class SetAfter(threading.Event):
 
 
 @pytest.mark.slow  # generates with the real model
+@pytest.mark.heavy  # minutes on two cores: -m 'not heavy' leaves it out
 def test_a_cancelled_chat_completion_ends_at_its_next_token_and_an_uncancelled_one_is_unchanged():
     llm = LlamaCpp(resolve_gguf("smollm2"), n_ctx=1024, n_threads=None, extra_bufts=False)
     try:

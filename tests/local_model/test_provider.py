@@ -218,6 +218,7 @@ def long_prompts() -> list[str]:
 
 
 @pytest.mark.slow  # probes, then generates with the real model twice
+@pytest.mark.heavy  # minutes on two cores: -m 'not heavy' leaves it out
 async def test_auto_batches_concurrent_requests_and_answers_exactly_as_one_slot():
     """Whatever the batch probe finds on this machine, parallel=auto (the default) gives
     concurrent requests the completions of parallel=1 bit for bit, and every output says

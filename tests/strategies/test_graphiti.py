@@ -94,8 +94,12 @@ async def test_facts_found_map_back_to_the_memories_they_came_from(records, scri
 
 
 @needs_graphiti
-@pytest.mark.slow  # Graphiti waits between its four tries of each call: about a minute
-async def test_a_failed_ingestion_is_recorded_not_a_silent_empty_selection(records, scripted_endpoint):
+async def test_a_failed_ingestion_is_recorded_not_a_silent_empty_selection(records, scripted_endpoint, monkeypatch):
+    from graphiti_core.llm_client.client import LLMClient
+    from tenacity import wait_none
+
+    # Graphiti waits 5 s to 2 min between its four tries of a call; the tries, not the waits, are tested
+    monkeypatch.setattr(LLMClient._generate_response_with_retry.retry, "wait", wait_none())
     unclosed = '{"extracted_entities": [{"name": "Priya", "entity_type_id": 0}, {"name": "Comet'
     model = scripted_endpoint(lambda body: (200, unclosed if SCHEMA.search(message_text(body)) else "No idea."))
     task = memory_task_for(records["syn_0002"], model=model)
@@ -142,6 +146,7 @@ def test_graphiti_keeps_the_contract(scripted_endpoint, monkeypatch):
 
 @needs_graphiti
 @pytest.mark.slow  # Graphiti's prompts through SmolLM2 on a CPU: minutes
+@pytest.mark.heavy  # minutes on two cores: -m 'not heavy' leaves it out
 def test_end_to_end_with_the_embedded_model_served(by_entry_point, tmp_path):
     from cmi_inspect.strategies.solvers import memory_strategy
     from cmi_inspect.task import causal_locomo

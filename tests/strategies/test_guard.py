@@ -170,6 +170,7 @@ def test_it_decides_as_cmis_evidence_filter_on_samples_of_the_release(tmp_path, 
 
 
 @pytest.mark.slow  # the whole release
+@pytest.mark.heavy  # minutes on two cores: -m 'not heavy' leaves it out
 def test_it_decides_as_cmis_evidence_filter_on_the_release(tmp_path, release_file):
     compared, dropped = guard_against_non_causal_cmi(release_file, tmp_path)
     assert compared == 3 * 87 and dropped > 0

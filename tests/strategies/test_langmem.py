@@ -142,6 +142,7 @@ def test_langmem_keeps_the_contract(scripted_endpoint, monkeypatch):
 
 @needs_langmem
 @pytest.mark.slow  # LangMem's extraction through SmolLM2 on a CPU: minutes
+@pytest.mark.heavy  # minutes on two cores: -m 'not heavy' leaves it out
 def test_infer_true_end_to_end_with_the_embedded_model_served(by_entry_point, tmp_path):
     from cmi_inspect.strategies.solvers import memory_strategy
     from cmi_inspect.task import causal_locomo

@@ -215,6 +215,7 @@ def test_the_endpoint_is_the_served_gguf_model_or_the_openai_api_providers(monke
 
 @needs_mem0
 @pytest.mark.slow  # mem0's 8,600-token instructions through SmolLM2 on a CPU: minutes
+@pytest.mark.heavy  # minutes on two cores: -m 'not heavy' leaves it out
 def test_infer_true_end_to_end_with_the_embedded_model_served(by_entry_point, tmp_path):
     from cmi_inspect.strategies.solvers import memory_strategy
     from cmi_inspect.task import causal_locomo

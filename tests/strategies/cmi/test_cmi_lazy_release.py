@@ -77,6 +77,7 @@ async def test_lazy_perturb_selects_the_same_on_the_release_scripted(real_record
 
 
 @pytest.mark.slow  # runs the embedded local model
+@pytest.mark.heavy  # minutes on two cores: -m 'not heavy' leaves it out
 async def test_lazy_perturb_selects_the_same_on_the_release_with_the_local_model(real_records):
     local = get_model("gguf/smollm2", config=GenerateConfig(max_tokens=MAX_TOKENS))
     await lazy_matches_eager(real_records[::LOCAL_SHARE], lambda record: local)

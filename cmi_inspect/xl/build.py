@@ -133,16 +133,24 @@ def build_xl(source: Path, out_dir: Path) -> dict[str, Any]:
     return manifest
 
 
-def xl2_path() -> Path:
-    """Causal-LoCoMo-XL v2, built into the cache on first use and reused while it checks out."""
-    out_dir = cache_dir() / "xl" / f"{BUILDER_VERSION}-{LOCOMO_SHA256[:12]}"
-    jsonl, manifest_path = out_dir / XL_FILE, out_dir / MANIFEST_FILE
-    if jsonl.is_file() and manifest_path.is_file():
+def cached_build(
+    out_dir: Path, name: str, manifest_name: str, build: Callable[[Path, Path], object]
+) -> Path:
+    """``out_dir/name``, reused while its manifest's sha256 checks out, else built from the
+    pinned LoCoMo by ``build(locomo, out_dir)`` (each XL version's ``*_path``)."""
+    path, manifest_path = out_dir / name, out_dir / manifest_name
+    if path.is_file() and manifest_path.is_file():
         try:
             manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         except json.JSONDecodeError:
             manifest = {}
-        if manifest.get("sha256") == sha256_of(jsonl):
-            return jsonl
-    build_xl(locomo_path(), out_dir)
-    return jsonl
+        if manifest.get("sha256") == sha256_of(path):
+            return path
+    build(locomo_path(), out_dir)
+    return path
+
+
+def xl2_path() -> Path:
+    """Causal-LoCoMo-XL v2, built into the cache on first use and reused while it checks out."""
+    out_dir = cache_dir() / "xl" / f"{BUILDER_VERSION}-{LOCOMO_SHA256[:12]}"
+    return cached_build(out_dir, XL_FILE, MANIFEST_FILE, build_xl)

@@ -16,14 +16,13 @@ from cmi_inspect.causal_locomo.data import SPLITS, TASK_FAMILIES, sha256_of
 from cmi_inspect.causal_locomo.data_files import ExampleReference, MemoryStore, expand
 from cmi_inspect.dates import format_day
 from cmi_inspect.paths import cache_dir
-from cmi_inspect.xl.build import write_atomic
+from cmi_inspect.xl.build import cached_build, write_atomic
 from cmi_inspect.xl.locomo import (
     LOCOMO_SHA256,
     Conversation,
     ExampleContext,
     example_contexts,
     load_locomo,
-    locomo_path,
     normalise_evidence,
 )
 from cmi_inspect.xl.memories import is_sound, resolve_dates
@@ -256,13 +255,4 @@ def _manifest(
 def xl3_path() -> Path:
     """XL v3, built into the cache on first use and reused while it checks out."""
     out_dir = cache_dir() / "xl" / f"{BUILDER_VERSION}-{LOCOMO_SHA256[:12]}"
-    path, manifest_path = out_dir / STORE_FILE, out_dir / MANIFEST_FILE
-    if path.is_file() and manifest_path.is_file():
-        try:
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError:
-            manifest = {}
-        if manifest.get("sha256") == sha256_of(path):
-            return path
-    build_xl3(locomo_path(), out_dir)
-    return path
+    return cached_build(out_dir, STORE_FILE, MANIFEST_FILE, build_xl3)

@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from cmi_inspect.causal_locomo.data import SPLITS, TASK_FAMILIES, Split, sha256_of
 from cmi_inspect.paths import cache_dir
@@ -24,12 +24,13 @@ from cmi_inspect.xl.params import (
 )
 from cmi_inspect.xl.records import XLExample, build_record
 
-Keyed = tuple[float, str, XLExample]
+T = TypeVar("T")
 
 
-def _spread(group: list[XLExample], stratum: Callable[[XLExample], str]) -> list[Keyed]:
-    """Key each record by (rank + 0.5) / size of its stratum, keeping the group's order."""
-    strata: dict[str, list[XLExample]] = {}
+def spread(group: list[T], stratum: Callable[[T], str]) -> list[tuple[float, str, T]]:
+    """Key each record by (rank + 0.5) / size of its stratum, keeping the group's order
+    (XL v2's and v3's stratified orders)."""
+    strata: dict[str, list[T]] = {}
     for record in group:
         strata.setdefault(stratum(record), []).append(record)
     return [
@@ -49,9 +50,9 @@ def stratified_order(records: list[XLExample]) -> list[XLExample]:
     for family in TASK_FAMILIES:
         members = [r for r in records if r.task_family == family]
         seeded(family, "order").shuffle(members)
-        keyed = _spread(members, lambda r: r.source_sample_id)
+        keyed = spread(members, lambda r: r.source_sample_id)
         by_family += [r for _, _, r in sorted(keyed, key=lambda k: k[:2])]
-    keyed = _spread(by_family, lambda r: r.task_family)
+    keyed = spread(by_family, lambda r: r.task_family)
     return [r for _, _, r in sorted(keyed, key=lambda k: (k[0], TASK_FAMILIES.index(k[1])))]
 
 
@@ -84,7 +85,7 @@ def split_order(records: list[XLExample]) -> list[XLExample]:
     """Each split in stratified order, the splits interleaved in proportion to their sizes:
     any prefix of a split, and of the whole file, is a stratified sample."""
     ordered = [r for s in SPLITS for r in stratified_order([r for r in records if r.split == s])]
-    keyed = _spread(ordered, lambda r: str(r.split))
+    keyed = spread(ordered, lambda r: str(r.split))
     return [r for _, _, r in sorted(keyed, key=lambda k: (k[0], SPLITS.index(k[1])))]
 
 

@@ -7,7 +7,7 @@ import hashlib
 import json
 import statistics
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,7 @@ from cmi_inspect.causal_locomo.data import SPLITS, TASK_FAMILIES, sha256_of
 from cmi_inspect.causal_locomo.data_files import ExampleReference, MemoryStore, expand
 from cmi_inspect.dates import format_day
 from cmi_inspect.paths import cache_dir
-from cmi_inspect.xl.build import cached_build, write_atomic
+from cmi_inspect.xl.build import cached_build, spread, write_atomic
 from cmi_inspect.xl.locomo import (
     LOCOMO_SHA256,
     Conversation,
@@ -134,19 +134,6 @@ def conversation_part(conv: Conversation) -> Part:
     return Part(store, examples, history, inserts, dropped)
 
 
-def _spread(
-    group: list[ExampleReference], stratum: Callable[[ExampleReference], str]
-) -> list[tuple[float, str, ExampleReference]]:
-    strata: dict[str, list[ExampleReference]] = {}
-    for record in group:
-        strata.setdefault(stratum(record), []).append(record)
-    return [
-        ((rank + 0.5) / len(members), name, record)
-        for name, members in sorted(strata.items())
-        for rank, record in enumerate(members)
-    ]
-
-
 def stratified_order(examples: list[ExampleReference]) -> list[ExampleReference]:
     """Families interleaved, and conversations within each, so any prefix is a fair sample
     (each family, and each conversation in a family, in proportion, give or take one)."""
@@ -154,9 +141,9 @@ def stratified_order(examples: list[ExampleReference]) -> list[ExampleReference]
     for family in TASK_FAMILIES:
         members = [e for e in examples if e.task_family == family]
         seeded(family, "order").shuffle(members)
-        keyed = _spread(members, lambda e: e.store_id)
+        keyed = spread(members, lambda e: e.store_id)
         by_family += [e for _, _, e in sorted(keyed, key=lambda k: k[:2])]
-    keyed = _spread(by_family, lambda e: e.task_family)
+    keyed = spread(by_family, lambda e: e.task_family)
     return [e for _, _, e in sorted(keyed, key=lambda k: (k[0], TASK_FAMILIES.index(k[1])))]  # type: ignore[arg-type]
 
 

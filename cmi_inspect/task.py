@@ -61,7 +61,7 @@ def causal_locomo(
     strategy: str | None = None,
     strategy_args: dict[str, Any] | None = None,
     bank_size: int | None = None,
-    xl_version: int = 3,
+    xl_version: int = 4,
 ) -> Task:
     """The Causal-LoCoMo benchmark: memory selection on LoCoMo conversations.
 
@@ -92,7 +92,7 @@ def causal_locomo(
         bank_size: Draw each bank down to this many memories: every useful and harmful one
             and the others closest to the request (docs/xl.md, "Bank size"); XL v3's bank
             is otherwise its conversation's whole store.
-        xl_version: 3 (the default) or 2, with ``dataset=xl``.
+        xl_version: 4 (the default), 3 or 2, with ``dataset=xl``.
     """
     if isinstance(task_families, str):
         task_families = [f.strip() for f in task_families.split(",") if f.strip()]

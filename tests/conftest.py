@@ -220,6 +220,43 @@ def real3_records(real3_build):
 
 
 @pytest.fixture(scope="session")
+def mini4_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """XL v4 built from the LoCoMo-format fixture, every bank inline too: folder, manifest."""
+    from cmi_inspect.xl import build_xl4
+
+    out = tmp_path_factory.mktemp("xl4-mini")
+    return out, build_xl4(LOCOMO_MINI, out, inline=True)
+
+
+@pytest.fixture(scope="session")
+def mini4_records(mini4_build):
+    """The fixture's XL v4 examples, expanded into the release's schema."""
+    from cmi_inspect.causal_locomo.data_files import load_records
+    from cmi_inspect.xl.v4.params import STORE_FILE
+
+    out, _ = mini4_build
+    return load_records(out / STORE_FILE)
+
+
+@pytest.fixture(scope="session")
+def real4_build(tmp_path_factory: pytest.TempPathFactory, locomo_file: Path) -> tuple[Path, dict[str, Any]]:
+    """XL v4 built from the real LoCoMo (slow tests only): its folder and manifest."""
+    from cmi_inspect.xl import build_xl4
+
+    out = tmp_path_factory.mktemp("xl4-real")
+    return out, build_xl4(locomo_file, out)
+
+
+@pytest.fixture(scope="session")
+def real4_records(real4_build):
+    from cmi_inspect.causal_locomo.data_files import load_records
+    from cmi_inspect.xl.v4.params import STORE_FILE
+
+    out, _ = real4_build
+    return load_records(out / STORE_FILE)
+
+
+@pytest.fixture(scope="session")
 def mini_conversations():
     """The fixture's conversations, by id."""
     from cmi_inspect.xl.locomo import load_locomo

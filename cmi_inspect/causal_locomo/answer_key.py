@@ -6,7 +6,9 @@ named, checked against the sha256 the task recorded, and hold it as text (one JS
 per example, digested; for a stored file, XL v3's, the example's line and its store's,
 expanded when read, ``data_files.expand``); they then check that what the sample carries is
 exactly what the key says it should carry, so a sample changed while it ran is reported,
-never scored. A task run with ``-T bank_size`` names it, and the key draws the same bank.
+never scored. A task run with ``-T bank_size`` names it, and the key draws the same bank
+(``bank_size.draw_bank``); each score then records how many useful and harmful memories the
+draw left out (``SealedExample.seal_record``), labels the strategy is never shown.
 Once a sample is scored they write its whole record in its store (``ScoredExample``), for
 the log: the report and the analyses read labels from there (``scored_record``), and the
 sample's own metadata stays what it ran with.
@@ -25,7 +27,7 @@ from typing import Any
 from inspect_ai.log import EvalSample
 from inspect_ai.util import StoreModel
 
-from cmi_inspect.causal_locomo.bank_size import smaller_bank
+from cmi_inspect.causal_locomo.bank_size import DrawnBank, draw_bank
 from cmi_inspect.causal_locomo.data import ExampleRecord
 from cmi_inspect.causal_locomo.data_files import ExampleReference, MemoryStore, expand, read_lines
 from cmi_inspect.causal_locomo.dataset import (
@@ -79,6 +81,10 @@ class SealedExample:
     """The sha256 of the example's sealed record (its JSON text)."""
     bank_size: int | None = None
     """The task's ``-T bank_size``: ``record``'s bank is drawn down to it."""
+    useful_lost: int = 0
+    """How many of the example's useful memories the drawn bank left out."""
+    harmful_lost: int = 0
+    """How many of its harmful memories the drawn bank left out."""
 
     @property
     def metadata(self) -> CausalLocomoMetadata:
@@ -110,9 +116,20 @@ class SealedExample:
         """Key -> text of each memory as the sample's strategy was shown it."""
         return {m.key: m.content for m in self.view().memories}
 
-    def seal_record(self) -> dict[str, str]:
-        """What a score records of the key it used: the data's and the example's sha256."""
-        return {"data_sha256": self.data_sha256, "example_sha256": self.digest}
+    def seal_record(self) -> dict[str, str | int]:
+        """What a score records of the key it used: the data's and the example's sha256, and
+        for a drawn bank its size and the useful and harmful memories it left out."""
+        seal: dict[str, str | int] = {
+            "data_sha256": self.data_sha256,
+            "example_sha256": self.digest,
+        }
+        if self.bank_size is not None:
+            seal |= {
+                "bank_size": self.bank_size,
+                "useful_lost": self.useful_lost,
+                "harmful_lost": self.harmful_lost,
+            }
+        return seal
 
 
 def sealed_example(
@@ -133,16 +150,18 @@ def sealed_example(
         record = expand(reference, store)
     else:
         record = ExampleRecord.model_validate_json(text)
+    drawn = DrawnBank(record, 0, 0) if bank_size is None else draw_bank(record, bank_size)
     if bank_size is not None or sealed.stores:
-        record = smaller_bank(record, bank_size) if bank_size is not None else record
-        text = record.model_dump_json()
+        text = drawn.record.model_dump_json()
     return SealedExample(
-        record=record,
+        record=drawn.record,
         protocol=protocol,
         data_file=data_file,
         data_sha256=data_sha256,
         digest=hashlib.sha256(text.encode()).hexdigest(),
         bank_size=bank_size,
+        useful_lost=drawn.useful_lost,
+        harmful_lost=drawn.harmful_lost,
     )
 
 

@@ -41,9 +41,9 @@ from cmi_inspect.errors import UserError, choose
 
 DATASETS = ("release", "xl")
 """``release``: the paper's 87 examples; ``xl``: Causal-LoCoMo-XL, built from LoCoMo."""
-XL_VERSIONS = (3, 2)
-"""Causal-LoCoMo-XL's versions (``-T xl_version``): 3, the default, and 2, kept so that
-earlier figures can be reproduced (docs/xl.md)."""
+XL_VERSIONS = (4, 3, 2)
+"""Causal-LoCoMo-XL's versions (``-T xl_version``): 4, the default, and 3 and 2, kept so
+that earlier figures can be reproduced (docs/xl.md)."""
 
 
 class CausalLocomoMetadata(BaseModel, frozen=True):

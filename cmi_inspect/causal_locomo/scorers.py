@@ -279,7 +279,9 @@ def memory_selection(
         data_file: The data file the answer key is read from.
         data_sha256: Its content's sha256, as the task recorded it.
         protocol: The task's protocol.
-        bank_size: The task's ``-T bank_size`` (the key draws the same bank).
+        bank_size: The task's ``-T bank_size``: the key draws the same bank and the metrics
+            read its labels (a useful memory the draw left out counts for no recall); the
+            score's ``answer_key`` records how many useful and harmful memories it left out.
     """
 
     async def score(state: TaskState, target: Target) -> Score:

@@ -1,7 +1,12 @@
 """How often the task score credits an answer that denies or hedges the expected answer it
 names, and refuses one that affirms it: measured on the labelled answers of
 ``datasets/fixtures/answer_readings.jsonl`` (``build_answer_readings.py``), its ``tune``,
-``held_out`` and ``fresh`` parts apart.
+``held_out`` and ``fresh`` parts apart, and of
+``cmi_inspect/causal_locomo/annotations/answer_readings_audit.jsonl`` (issue 55: the forms
+an outside audit found misread, and more of their kinds), its ``audit`` and
+``audit_held_out`` parts apart, each by the answer rule its examples name. Under an
+``abstains`` example (a question the conversation does not answer) an answer *affirms*
+when it abstains and nothing else, and *hedges* when it offers a value beside a disclaimer.
 
 Each answer is scored by the package's ``answer_score`` (the alias judge, no grader) under
 both scorings:
@@ -12,9 +17,10 @@ both scorings:
 - *false refusal*: of the answers that affirm, the share not credited so.
 
 It also prints how the answers were read (``negation`` and ``hedge``: denies when negated,
-else hedges when hedged, else affirms) against their labels.
+else hedges when hedged, else affirms; under ``abstains``, affirms when the rule credits
+the answer, else hedges) against their labels.
 
-    python benchmarks/negation_rates.py [--file PATH]
+    python benchmarks/negation_rates.py [--file PATH ...] [--misread PART]
 """
 
 from __future__ import annotations
@@ -27,13 +33,17 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from cmi_inspect.causal_locomo.answer_rules import answer_rule
 from cmi_inspect.causal_locomo.data import ScoringCriteria
 from cmi_inspect.causal_locomo.scorers import AnswerScore, answer_score
 
-FILE = Path(__file__).resolve().parent.parent / "datasets" / "fixtures" / "answer_readings.jsonl"
+ROOT = Path(__file__).resolve().parent.parent
+FILE = ROOT / "datasets" / "fixtures" / "answer_readings.jsonl"
+AUDIT_FILE = ROOT / "cmi_inspect" / "causal_locomo" / "annotations" / "answer_readings_audit.jsonl"
 Reading = Literal["affirms", "denies", "hedges"]
 READINGS: tuple[Reading, ...] = ("affirms", "denies", "hedges")
-PARTS = ("tune", "held_out", "fresh")
+Part = Literal["tune", "held_out", "fresh", "audit", "audit_held_out"]
+PARTS: tuple[Part, ...] = ("tune", "held_out", "fresh", "audit", "audit_held_out")
 
 
 class LabelledAnswer(BaseModel, frozen=True):
@@ -41,22 +51,30 @@ class LabelledAnswer(BaseModel, frozen=True):
 
     example_id: str
     reading: Reading
-    part: Literal["tune", "held_out", "fresh"]
+    part: Part
     request: str
     answer: str
     scoring_criteria: ScoringCriteria
     gold_behavior: str
 
 
-def load(path: Path) -> list[LabelledAnswer]:
+def load(*paths: Path) -> list[LabelledAnswer]:
     return [
         LabelledAnswer.model_validate_json(line)
+        for path in paths
         for line in path.read_text(encoding="utf-8").splitlines()
     ]
 
 
-def read_as(scored: AnswerScore) -> Reading:
-    """How the scorer read the answer."""
+def rule(item: LabelledAnswer) -> str:
+    return item.scoring_criteria.answer_rule
+
+
+def read_as(item: LabelledAnswer, scored: AnswerScore) -> Reading:
+    """How the scorer read the answer: under ``abstains``, whether the rule credits it."""
+    if rule(item) == "abstains":
+        credited = answer_rule(item.scoring_criteria).credits(item.answer, item.scoring_criteria)
+        return "affirms" if credited else "hedges"
     return "denies" if scored.negated.negated else "hedges" if scored.hedged.hedged else "affirms"
 
 
@@ -81,37 +99,51 @@ def rate(flags: list[bool]) -> str:
     return f"{sum(flags) / len(flags):.3f} ({sum(flags)}/{len(flags)})" if flags else "n/a"
 
 
+def groups(items: list[LabelledAnswer]) -> list[tuple[Part, str]]:
+    """Each part with each answer rule its answers name (``contains`` for a part with none)."""
+    return [
+        (part, name)
+        for part in PARTS
+        for name in sorted({rule(i) for i in items if i.part == part} or {"contains"}, key=_order)
+    ]
+
+
+def _order(name: str) -> tuple[bool, str]:
+    return name != "contains", name  # the paper's rule first
+
+
 def report(items: list[LabelledAnswer], scores: dict[str, list[AnswerScore]]) -> str:
     lines = [
-        "| part | scoring | false credit (denies) | false credit (hedges) "
+        "| part | rule | scoring | false credit (denies) | false credit (hedges) "
         "| false refusal (affirms) |",
-        "| --- | --- | --- | --- | --- |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
-    for part in PARTS:
+    for part, name in groups(items):
         for scoring, scored in scores.items():
             by: dict[str, list[bool]] = {r: [] for r in READINGS}
             for item, s in zip(items, scored, strict=True):
-                if item.part == part:
+                if (item.part, rule(item)) == (part, name):
                     by[item.reading].append(credited(s, scoring))
             refused = [not c for c in by["affirms"]]
             lines.append(
-                f"| {part} | {scoring} | {rate(by['denies'])} | {rate(by['hedges'])} "
+                f"| {part} | {name} | {scoring} | {rate(by['denies'])} | {rate(by['hedges'])} "
                 f"| {rate(refused)} |"
             )
     lines += [
         "",
-        "| part | labelled | read as affirms | denies | hedges |",
-        "| --- | --- | --- | --- | --- |",
+        "| part | rule | labelled | read as affirms | denies | hedges |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
-    for part in PARTS:
+    for part, name in groups(items):
         for reading in READINGS:
             read = Counter(
-                read_as(s)
+                read_as(item, s)
                 for item, s in zip(items, scores["strict"], strict=True)
-                if item.part == part and item.reading == reading
+                if (item.part, rule(item), item.reading) == (part, name, reading)
             )
             lines.append(
-                f"| {part} | {reading} | {read['affirms']} | {read['denies']} | {read['hedges']} |"
+                f"| {part} | {name} | {reading} | {read['affirms']} | {read['denies']} "
+                f"| {read['hedges']} |"
             )
     return "\n".join(lines)
 
@@ -119,20 +151,20 @@ def report(items: list[LabelledAnswer], scores: dict[str, list[AnswerScore]]) ->
 def misread(items: list[LabelledAnswer], scores: dict[str, list[AnswerScore]], part: str) -> str:
     """The answers of one part read otherwise than labelled (for tuning: ``tune`` only)."""
     return "\n".join(
-        f"- {item.reading} read as {read_as(s)}: {item.answer}"
+        f"- {item.reading} read as {read_as(item, s)}: {item.answer}"
         for item, s in zip(items, scores["strict"], strict=True)
-        if item.part == part and read_as(s) != item.reading
+        if item.part == part and read_as(item, s) != item.reading
     )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--file", type=Path, default=FILE)
+    parser.add_argument("--file", type=Path, nargs="+", default=[FILE, AUDIT_FILE])
     parser.add_argument(
         "--misread", choices=PARTS, help="also list the answers of this part read otherwise"
     )
     args = parser.parse_args()
-    items = load(args.file)
+    items = load(*args.file)
     scores = asyncio.run(score_all(items))
     print(report(items, scores))
     if args.misread:

@@ -4,41 +4,30 @@
 that contains the expected answer (any case); the offline judge, one that contains the
 expected answer or an alias. ``abstains`` is for a question the conversation does not
 answer (XL v3's unanswerable family, LoCoMo's adversarial questions): both credit a
-response that says so (``ABSTENTION``: "not mentioned", "does not say", "no information",
-"I don't know", ...). Under either, a response that contains the adversarial answer gets
-no credit from the judge, and ``must_not_include`` holds it for the deterministic score.
-Only ``contains`` names a value, so only under it do the hedge and negation checks apply.
+response that says so (``hedge.ABSTENTION``: "not mentioned", "does not say", "no
+information", "I don't know", ...) and offers no value beside it: a value and a disclaimer
+("Lyon, though the conversation does not say for sure", "Probably Lyon; it is not
+mentioned") are a hedge under either rule (``hedge.offered``, ``hedge.disclaimer``). Under
+either, a response that contains the adversarial answer gets no credit from the judge, and
+``must_not_include`` holds it for the deterministic score. Only ``contains`` names a value,
+so only under it do the hedge and negation checks of ``hedge`` and ``negation`` apply.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from cmi_inspect.causal_locomo.data import DataError, ScoringCriteria
-
-ABSTENTION = re.compile(
-    r"\b(?:"
-    r"(?:is|was|are|were|isn't|wasn't|aren't|weren't)\s+(?:not\s+|never\s+)?"
-    r"(?:mentioned|stated|said|specified|given|discussed|recorded|known|clear|provided)"
-    r"|(?:does|did|do)\s*(?:not|n't)\s+(?:say|mention|state|specify|tell|include|indicate)"
-    r"|(?:doesn't|didn't|don't)\s+(?:say|mention|state|specify|tell|include|indicate)"
-    r"|never\s+(?:mentioned|said|stated|specified|discussed|says|mentions)"
-    r"|no\s+(?:information|mention|record|details?|indication|evidence)"
-    r"|not\s+(?:mentioned|stated|specified|given|discussed|recorded|known|in\s+the)"
-    r"|(?:I|we)\s+(?:do\s+not|don't|cannot|can't)\s+(?:know|tell|say|find)"
-    r"|(?:cannot|can't|unable\s+to)\s+(?:be\s+)?(?:determine[d]?|tell|answer|know|say|find)"
-    r"|unknown|not\s+enough\s+information|there\s+is\s+nothing"
-    r")\b",
-    re.IGNORECASE,
-)
-"""What says that the conversation does not tell."""
+from cmi_inspect.causal_locomo.hedge import abstention, offered
 
 
 def abstains(response: str) -> bool:
-    """True when the response says that the conversation does not tell."""
-    return ABSTENTION.search(response.replace("\u2019", "'")) is not None
+    """True when the response says that the conversation does not tell (``hedge.abstention``)
+    and offers no value beside it (``hedge.offered``): "Lyon, though the conversation does
+    not say" is a hedge, not an abstention."""
+    text = response.replace("\u2019", "'")
+    return abstention(text) is not None and offered(text) is None
 
 
 def _contains(response: str, criteria: ScoringCriteria) -> bool:
@@ -52,8 +41,7 @@ def _alias(response: str, criteria: ScoringCriteria) -> str | None:
 
 
 def _abstention(response: str, criteria: ScoringCriteria) -> str | None:
-    found = ABSTENTION.search(response.replace("\u2019", "'"))
-    return found[0] if found else None
+    return abstention(response.replace("\u2019", "'")) if abstains(response) else None
 
 
 @dataclass(frozen=True)

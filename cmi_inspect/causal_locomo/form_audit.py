@@ -147,7 +147,7 @@ def _folds(groups: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]]:
     return [(np.where(index != f)[0], np.where(index == f)[0]) for f in sorted(set(index))]
 
 
-def _word_rates(items: Sequence[FormItem], labels: np.ndarray, train: np.ndarray) -> np.ndarray:
+def word_rates(items: Sequence[FormItem], labels: np.ndarray, train: np.ndarray) -> np.ndarray:
     """Each item's share of positives among the training items with its first word,
     smoothed towards the training share by FIRST_WORD_MIN items of it."""
     prior = labels[train].mean() if len(train) else 0.5
@@ -162,21 +162,21 @@ def _word_rates(items: Sequence[FormItem], labels: np.ndarray, train: np.ndarray
 
 def first_word_scores(items: Sequence[FormItem], positive: str = "harmful") -> np.ndarray:
     """Out-of-fold share of ``positive`` among the items of the training conversations
-    with the same first word (``_word_rates``)."""
+    with the same first word (``word_rates``)."""
     out = np.full(len(items), 0.5)
     labels = np.array([i.label == positive for i in items])
     for train, test in _folds([i.group for i in items]):
-        out[test] = _word_rates(items, labels, train)[test]
+        out[test] = word_rates(items, labels, train)[test]
     return out
 
 
 def _design(items: Sequence[FormItem], labels: np.ndarray, train: np.ndarray) -> np.ndarray:
     """The numeric features standardised on the training items, and the first word's
-    training rate (``_word_rates``)."""
+    training rate (``word_rates``)."""
     numeric = np.array([i.features for i in items], dtype=float)
     mean, std = numeric[train].mean(axis=0), numeric[train].std(axis=0)
     scaled = (numeric - mean) / np.where(std > 0, std, 1.0)
-    return np.hstack([scaled, _word_rates(items, labels, train)[:, None]])
+    return np.hstack([scaled, word_rates(items, labels, train)[:, None]])
 
 
 def surface_scores(

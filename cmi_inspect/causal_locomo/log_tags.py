@@ -58,7 +58,7 @@ def strategy_label(plan: EvalPlan) -> str:
 
 
 def data_tags(task_args: dict[str, Any]) -> list[str]:
-    """What a run read, beyond the release: ``dataset=xl`` (with ``xl_version=2`` when not
+    """What a run read, beyond the release: ``dataset=xl`` (with ``xl_version=N`` when not
     the default) or ``data_file``, and ``bank_size=N`` when banks were drawn down."""
     tags = []
     if task_args.get("data_file"):

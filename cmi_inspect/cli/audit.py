@@ -7,13 +7,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+from cmi_inspect.causal_locomo.dataset import XL_VERSIONS
+
 NAME = "audit"
 HELP = "how well surface artefacts give labels away"
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", default="release", help="release (default) or xl")
-    parser.add_argument("--xl-version", type=int, choices=(3, 2), default=3, help="XL's: 3 or 2")
+    parser.add_argument(
+        "--xl-version", type=int, default=XL_VERSIONS[0], help="XL's version: 4 (default), 3 or 2"
+    )
     parser.add_argument("--data-file", help="a JSONL file in the release's schema instead")
     parser.add_argument("--protocol", default="blind", help="the view: blind (default) or paper")
     parser.add_argument("--json", action="store_true", help="print the AUCs as one JSON object")
@@ -21,7 +25,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "--form",
         action="store_true",
         help="the form audit: surface features of harmful against useful memories, each and "
-        "together (a logistic regression cross-validated by conversation)",
+        "together (a logistic regression cross-validated by conversation), then their "
+        "relations to the question and the bank (gradient-boosted trees, one conversation out)",
     )
     parser.add_argument(
         "--bank-size", type=int, help="draw each bank down to N memories, as -T bank_size does"
@@ -48,11 +53,19 @@ def run(args: argparse.Namespace) -> int:
         records = [smaller_bank(r, size) for r in records]
     if args.form:
         from cmi_inspect.causal_locomo.form_audit import form_audit, form_items
+        from cmi_inspect.causal_locomo.relational_audit import (
+            relational_audit,
+            relational_features,
+            relational_table,
+        )
         from cmi_inspect.report.audits import form_table
 
-        form = form_audit(form_items(records))
+        labelled = form_items(records)
+        form = form_audit(labelled)
+        form["relational"] = relational_audit(labelled, relational_features(records))
         title = f"{path.name}: form, harmful against useful"
-        print(json.dumps(form) if args.json else form_table(form, title))
+        text = form_table(form, title) + "\n" + relational_table(form["relational"])
+        print(json.dumps(form) if args.json else text)
         return 0
     if not size and any(len(r.memory_bank) > 100 for r in records):
         raise UserError(

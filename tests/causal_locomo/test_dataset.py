@@ -206,7 +206,7 @@ def test_a_stored_file_serves_its_examples_whole_or_drawn_down(mini3_build, mini
 
 
 def test_xl_versions_and_bank_sizes_are_checked_before_any_data_is_read():
-    with pytest.raises(UserError, match="Unknown xl_version '4'; choose from 3, 2"):
-        causal_locomo_dataset("blind", dataset="xl", xl_version=4)
+    with pytest.raises(UserError, match="Unknown xl_version '5'; choose from 4, 3, 2"):
+        causal_locomo_dataset("blind", dataset="xl", xl_version=5)
     with pytest.raises(UserError, match="-T bank_size must be an integer of at least 1"):
         causal_locomo_dataset("blind", dataset="xl", bank_size=0)

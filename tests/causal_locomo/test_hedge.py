@@ -4,7 +4,7 @@ honest answers that mention a second value for context."""
 from __future__ import annotations
 
 import pytest
-from cmi_inspect.causal_locomo.hedge import answer_kind, hedge
+from cmi_inspect.causal_locomo.hedge import answer_kind, hedge, offered
 
 REQUEST = "When did Caroline move to Lisbon?"
 
@@ -101,3 +101,61 @@ def test_doubt_is_read_for_an_alias_and_for_an_answer_of_no_kind():
     assert hedge("Maybe May 7, 2023.", "7 May 2023", REQUEST, ["May 7, 2023"]).hedged
     assert hedge("Possibly a pottery class.", "a pottery class").hedged
     assert not hedge("A pottery class.", "a pottery class").hedged
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "7 May 2023, though the conversation does not say for sure.",  # the audit's
+        "Probably 7 May 2023; it is not mentioned explicitly.",
+        "I think it's 7 May 2023 but I'm not sure.",
+        "7 May 2023, but that isn't stated.",
+        "7 May 2023. That isn't confirmed anywhere, though.",  # the next sentence disclaims it
+        "The conversation doesn't say, but it was 7 May 2023.",
+        "7 May 2023 (not explicitly mentioned).",
+        "The memories never say when she moved; 7 May 2023, I suspect.",  # "when" is what was asked
+        "My guess is 7 May 2023, though nothing in the memories confirms it.",
+    ],
+)
+def test_an_answer_beside_a_disclaimer_of_it_hedges(response):
+    found = hedge(response, "7 May 2023", REQUEST)
+    assert found.hedged and found.doubts
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "She moved on 7 May 2023; the conversation doesn't say what time.",  # a disclaimer of another thing
+        "She moved on 7 May 2023. The conversation does not say where she lived before.",
+        "7 May 2023: the memories don't say otherwise.",
+        "7 May 2023; it's not unknown, she said so herself.",  # a denied disclaimer
+        "Not a guess: 7 May 2023.",  # a denied doubt
+        "Not probably, definitely 7 May 2023.",
+        "I wouldn't call it a guess: 7 May 2023.",
+        "I am not unsure: 7 May 2023.",
+    ],
+)
+def test_a_disclaimer_of_something_else_or_a_denied_doubt_commits(response):
+    assert not hedge(response, "7 May 2023", REQUEST).hedged
+
+
+def test_an_answer_of_several_sentences_is_read_with_the_sentences_it_spans():
+    answer = "Go slowly. Stay patient."
+    assert hedge(f"{answer}, though the conversation does not say for sure.", answer).hedged
+    assert hedge(f"{answer} That isn't stated, though.", answer).hedged
+    assert not hedge(f"{answer} That is what she said.", answer).hedged
+
+
+@pytest.mark.parametrize(
+    ("response", "clause"),
+    [
+        ("Lyon, though the conversation does not say for sure.", "Lyon"),
+        ("Probably Lyon; it is not mentioned explicitly.", "Probably Lyon"),
+        ("The conversation doesn't say, but I'd guess Lyon.", "I'd guess Lyon"),
+        ("The conversation does not say.", None),
+        ("Ines talks about her job; it isn't stated.", None),  # a report of what is said
+        ("Ines moved, but the conversation doesn't say which city she chose.", "Ines moved"),  # a statement
+    ],
+)
+def test_a_value_is_offered_beside_a_disclaimer_where_no_answer_is_named(response, clause):
+    assert offered(response) == clause

@@ -45,9 +45,10 @@ def test_the_tags_name_the_strategy_protocol_data_and_arguments_set():
 def test_a_run_on_drawn_banks_or_on_xl_v2_says_so_in_its_tags_and_name():
     from cmi_inspect.causal_locomo.log_tags import run_tags
 
-    v3 = {"protocol": "blind", "dataset": "xl", "xl_version": 3, "bank_size": None}
-    assert run_tags("cmi", {}, v3) == ["cmi", "protocol=blind", "dataset=xl"]
-    drawn = {**v3, "xl_version": "2", "bank_size": 8}  # -T values as the command line gives them
+    v4 = {"protocol": "blind", "dataset": "xl", "xl_version": 4, "bank_size": None}
+    assert run_tags("cmi", {}, v4) == ["cmi", "protocol=blind", "dataset=xl"]
+    assert run_tags("cmi", {}, {**v4, "xl_version": 3}) == ["cmi", "protocol=blind", "dataset=xl", "xl_version=3"]
+    drawn = {**v4, "xl_version": "2", "bank_size": 8}  # -T values as the command line gives them
     assert run_tags("cmi", {}, drawn) == ["cmi", "protocol=blind", "dataset=xl", "xl_version=2", "bank_size=8"]
     assert run_name("cmi", {}, drawn) == "causal_locomo: cmi (blind, xl, xl_version=2, bank_size=8)"
     assert run_name("cmi", {}, {"protocol": "paper", "data_file": "mine.jsonl", "bank_size": 8}) == (

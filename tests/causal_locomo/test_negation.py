@@ -123,3 +123,71 @@ def test_mentions_are_whole_phrases_and_the_clause_ends_at_a_break():
     assert mentions("anything", ["", " "]) == []
     text = "Not then; but maybe not 7 May"
     assert clause_before(text, text.index("7 May")) == " maybe not "
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        # the audit's: credited before as assertions of the answer
+        "7 May 2023 can't be the answer.",
+        "7 May 2023 was ruled out.",
+        "7 May 2023 seems unlikely.",
+        "It's a myth that it was 7 May 2023.",
+        "It was anything but 7 May 2023.",
+        # more of their kinds
+        "7 May 2023 couldn't have been it.",
+        "7 May 2023 was later ruled out.",
+        "7 May 2023 has been debunked.",
+        "7 May 2023 is a red herring.",
+        "7 May 2023 doesn't fit the timeline.",
+        "7 May 2023 has to be wrong.",
+        "7 May 2023 was never the date.",
+        "It is false that she went on 7 May 2023.",
+        "It would be wrong to say 7 May 2023.",
+        "Unlikely that it was 7 May 2023.",
+        "She went some day other than 7 May 2023.",
+        "She went on anything but 7 May 2023.",
+        "I'd rule out 7 May 2023.",
+        "7 May 2023? I doubt it.",
+        "7 May 2023? Not likely.",
+        "7 May 2023, which was later ruled out.",
+        "7 May 2023 is what the note claims, and it is false.",
+    ],
+)
+def test_denials_by_meaning_modal_and_ruled_out_are_negated(response):
+    assert negation(response, ANSWERS).negated
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        # the audit's: refused before as denials or hedges
+        "Nobody disputes 7 May 2023.",
+        "There is no reason to doubt 7 May 2023.",
+        "It cannot be anything other than 7 May 2023.",
+        # more of their kinds: a double negation, an exception after a negation
+        "No one denies it was 7 May 2023.",
+        "It couldn't have been anything but 7 May 2023.",
+        "It isn't a myth that she went on 7 May 2023.",
+        "It is not untrue that she went on 7 May 2023.",
+        "I see no reason to question 7 May 2023.",
+        "Nobody doubts 7 May 2023.",
+        "None other than 7 May 2023.",
+        "Nothing other than 7 May 2023 fits.",
+        "Nothing but 7 May 2023.",
+        "It was without doubt 7 May 2023.",
+        "No one would mistake it for anything but 7 May 2023.",
+        "Caroline never hid that she went on 7 May 2023.",
+        "It was not a contest: 7 May 2023.",
+    ],
+)
+def test_double_negations_and_exceptions_affirm(response):
+    assert not negation(response, ANSWERS).negated
+
+
+def test_the_memory_guard_reads_double_negations_and_nouns_alike():
+    from cmi_inspect.causal_locomo.negation import negated_clauses
+
+    assert negated_clauses("Nobody disputes that Priya adopted Comet") == []
+    assert negated_clauses("It was not film contest, it was something else") == ["It was not film contest"]
+    assert negated_clauses("Priya adopted anything but a dog") == ["Priya adopted anything but a dog"]

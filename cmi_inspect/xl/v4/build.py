@@ -33,7 +33,11 @@ from cmi_inspect.xl.v3.params import LEGACY_SPLITS
 from cmi_inspect.xl.v3.plan import Insert
 from cmi_inspect.xl.v3.slots import Asked, Slot
 from cmi_inspect.xl.v3.store import memory_store
-from cmi_inspect.xl.v4.examples import answerable_reference, stating_evidence, unanswerable_reference
+from cmi_inspect.xl.v4.examples import (
+    answerable_reference,
+    stating_evidence,
+    unanswerable_reference,
+)
 from cmi_inspect.xl.v4.params import (
     BUILDER_VERSION,
     INLINE_FILE,
@@ -43,7 +47,7 @@ from cmi_inspect.xl.v4.params import (
     UNANSWERABLE_SHARE,
     UNANSWERED,
 )
-from cmi_inspect.xl.v4.plan import framed_evidence, plan_turn
+from cmi_inspect.xl.v4.plan import Claimed, claim_of, framed_evidence, plan_turn
 from cmi_inspect.xl.v4.values import ValuePool
 
 
@@ -105,21 +109,44 @@ def _says(history: History, speaker: str, value: str) -> bool:
     )
 
 
-def _answerable(conv: Conversation, dropped: Counter[str]) -> list[tuple[ExampleContext, list[Any]]]:
-    """The answerable examples with the evidence turns that state their answer: every one
-    resting on two or more, and single-evidence ones drawn by hash so that the former are
-    SEVERAL_SHARE of the conversation's examples."""
+Stated = tuple[ExampleContext, list[tuple[Turn, Slot]]]
+"""An answerable example and its evidence turns that state the answer, each with its slot."""
+ByTurn = dict[str, tuple[ExampleContext, Turn, dict[str, Asked]]]
+"""An evidence turn's id -> the first example that rests on it, the turn, and its slots (the
+first example asking each)."""
+
+
+def _stated(conv: Conversation, dropped: Counter[str]) -> list[Stated]:
+    """The answerable examples whose evidence turns each state (a part of) the answer as a
+    slot a claim can make false."""
     stated = []
     for _, ctx, reason in example_contexts(conv):
         if ctx is None:
             if reason != "no_gold_answer":
                 dropped[reason] += 1
             continue
-        evidence = stating_evidence(replace(ctx, past=list(conv.sessions.values())))
-        if evidence:
-            stated.append((replace(ctx, past=list(conv.sessions.values())), evidence))
-        else:
+        ctx = replace(ctx, past=list(conv.sessions.values()))
+        evidence = stating_evidence(ctx)
+        if not evidence:
             dropped["evidence_states_no_answer"] += 1
+        elif any(slot is None for _, slot in evidence):
+            dropped["evidence_without_slot"] += 1
+        else:
+            stated.append((ctx, [(t, s) for t, s in evidence if s is not None]))
+    return stated
+
+
+def _by_turn(stated: list[Stated]) -> ByTurn:
+    by_turn: ByTurn = {}
+    for ctx, evidence in stated:
+        for turn, slot in evidence:
+            by_turn.setdefault(turn.dia_id, (ctx, turn, {}))[2].setdefault(slot.key, (ctx, slot))
+    return by_turn
+
+
+def _drawn(stated: list[Stated], dropped: Counter[str]) -> list[Stated]:
+    """Every example resting on two or more evidence turns, and single-evidence ones drawn
+    by hash so that the former are SEVERAL_SHARE of the conversation's examples."""
     several = [e for e in stated if len(e[1]) >= 2]
     single = sorted((e for e in stated if len(e[1]) < 2), key=lambda e: _hash(e[0].example_id))
     room = round(len(several) * (1 - SEVERAL_SHARE) / SEVERAL_SHARE)
@@ -131,29 +158,31 @@ def _answerable(conv: Conversation, dropped: Counter[str]) -> list[tuple[Example
 def conversation_part(conv: Conversation, pool: ValuePool) -> Part:
     """A conversation's history with its claim turns, its store and its examples."""
     dropped: Counter[str] = Counter()
-    answerable = _answerable(conv, dropped)
+    stated = _stated(conv, dropped)
+    by_turn = _by_turn(stated)
+    avoid = sorted({str(item.get("answer", "")) for item in conv.qa} - {""})
+    claims = {d: claim_of(c, t, list(k.values()), pool, avoid) for d, (c, t, k) in by_turn.items()}
+    poisoned = [e for e in stated if all(claims[t.dia_id].false_text for t, _ in e[1])]
+    dropped["evidence_not_poisonable"] += len(stated) - len(poisoned)
+    answerable = _drawn(poisoned, dropped)
     candidates, premise = _wrong_person(conv)
     dropped["unanswerable_not_wrong_person"] += premise
     protected = {t.dia_id for ctx, _, _ in candidates for t in ctx.evidence}
-    asked: dict[str, tuple[ExampleContext, Turn, dict[str, Asked]]] = {}
-    for ctx, evidence in answerable:
-        for turn, slot in evidence:
-            _, _, by_key = asked.setdefault(turn.dia_id, (ctx, turn, {}))
-            if slot is not None:
-                by_key.setdefault(slot.key, (ctx, slot))
-    avoid = sorted({str(item.get("answer", "")) for item in conv.qa} - {""})
-    inserts = [
-        i
-        for dia_id, (ctx, turn, by_key) in sorted(asked.items(), key=lambda kv: _turn_order(kv[0]))
-        for i in plan_turn(ctx, turn, list(by_key.values()), pool, avoid, dia_id in protected)
-    ]
-    framed = _framed(conv, {t.dia_id for _, evidence in answerable for t, _ in evidence})
+    used = sorted({t.dia_id for _, evidence in answerable for t, _ in evidence}, key=_turn_order)
+    inserts = [i for d in used for i in plan_turn(*by_turn[d][:2], claims[d], d in protected)]
+    framed = _framed(conv, {d: by_turn[d][1] for d in used}, claims)
     history = said_history(framed, inserts)
     store = memory_store(framed, history.sessions)
     split = LEGACY_SPLITS.get(conv.sample_id)
     examples = [
-        answerable_reference(ctx, FAMILY_BY_CATEGORY[ctx.category], evidence, history,
-                             _about(inserts, evidence), split)  # fmt: skip
+        answerable_reference(
+            ctx,
+            FAMILY_BY_CATEGORY[ctx.category],
+            evidence,
+            history,
+            _about(inserts, evidence),
+            split,
+        )  # fmt: skip
         for ctx, evidence in answerable
     ]
     clean = [c for c in candidates if not _says(history, c[2], c[1])]
@@ -167,14 +196,18 @@ def conversation_part(conv: Conversation, pool: ValuePool) -> Part:
     return Part(store, examples, history, inserts, dropped)
 
 
-def _framed(conv: Conversation, evidence: set[str]) -> Conversation:
-    """The conversation with every evidence turn framed as true (``plan.framed_evidence``)."""
+def _framed(conv: Conversation, turns: dict[str, Turn], claims: dict[str, Claimed]) -> Conversation:
+    """The conversation with every evidence turn said as v4 says it (``framed_evidence``)."""
+
+    def said(turn: Turn) -> Turn:
+        if turn.dia_id not in turns:
+            return turn
+        name = f"{conv.sample_id}/{turn.dia_id}"
+        return replace(turn, text=framed_evidence(claims[turn.dia_id], name))
+
     sessions = {
-        i: replace(s, turns=tuple(
-            replace(t, text=framed_evidence(t.text, f"{conv.sample_id}/{t.dia_id}"))
-            if t.dia_id in evidence else t for t in s.turns))
-        for i, s in conv.sessions.items()
-    }  # fmt: skip
+        i: replace(s, turns=tuple(said(t) for t in s.turns)) for i, s in conv.sessions.items()
+    }
     return replace(conv, sessions=sessions)
 
 
@@ -183,7 +216,7 @@ def _turn_order(dia_id: str) -> tuple[int, int]:
     return int(session), int(turn)
 
 
-def _about(inserts: list[Insert], evidence: list[tuple[Turn, Slot | None]]) -> list[Insert]:
+def _about(inserts: list[Insert], evidence: list[tuple[Turn, Slot]]) -> list[Insert]:
     turns = {t.dia_id for t, _ in evidence}
     return [i for i in inserts if i.turn.dia_id in turns]
 
@@ -225,7 +258,9 @@ def _balance(examples: list[ExampleReference]) -> dict[str, dict[str, int]]:
     table: dict[str, Counter[str]] = {"useful": Counter(), "harmful": Counter()}
     for e in examples:
         meta = e.model_extra["metadata"] if e.model_extra else {}
-        owners = {c["slot"]: c["speaker"] for c in meta.get("claims", []) if c["kind"] == "evidence"}
+        owners = {
+            c["slot"]: c["speaker"] for c in meta.get("claims", []) if c["kind"] == "evidence"
+        }
         for c in meta.get("claims", []):
             if c["kind"] == "claim":
                 who = "owner" if owners.get(c["slot"]) == c["speaker"] else "other"

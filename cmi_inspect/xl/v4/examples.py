@@ -35,7 +35,6 @@ from cmi_inspect.xl.phrasing import statements
 from cmi_inspect.xl.v3.history import History
 from cmi_inspect.xl.v3.plan import Insert
 from cmi_inspect.xl.v3.slots import Slot, find_slot
-from cmi_inspect.xl.v4.plan import day_written
 from cmi_inspect.xl.v4.params import (
     BUILDER_VERSION,
     EVALUATION_MODE,
@@ -45,6 +44,7 @@ from cmi_inspect.xl.v4.params import (
     UNANSWERABLE_INSTRUCTIONS,
     UNANSWERED,
 )
+from cmi_inspect.xl.v4.plan import day_written, true_claim
 
 EQUIVALENT_TOPIC_WORDS = 2
 """A LoCoMo turn that holds the whole answer is an equivalent of the evidence when it also
@@ -150,7 +150,7 @@ def _equivalents(ctx: ExampleContext, history: History, taken: set[str]) -> list
 
 
 def answer_claims(
-    ctx: ExampleContext, evidence: list[tuple[Turn, Slot | None]], history: History,
+    ctx: ExampleContext, evidence: Sequence[tuple[Turn, Slot | None]], history: History,
     inserts: Sequence[Insert],
 ) -> list[Claim]:  # fmt: skip
     """The evidence turns, the claim turns about their slots, and the equivalents."""
@@ -158,9 +158,12 @@ def answer_claims(
     keys = {slot.key for _, slot in evidence if slot is not None}
     for turn, slot in evidence:
         dia_id = history.new_ids[turn.dia_id]
-        claims.append(Claim(dia_id=dia_id, speaker=turn.speaker, kind="evidence",
-                            slot=dia_id, value=slot.value if slot else None,
-                            means=None, label="useful"))  # fmt: skip
+        value = None
+        if slot is not None:
+            _, held = true_claim(turn, [slot], ctx.session(turn.session))
+            value = held[slot.key].written if slot.key in held else None
+        claims.append(Claim(dia_id=dia_id, speaker=turn.speaker, kind="evidence", slot=dia_id,
+                            value=value, means=None, label="useful"))  # fmt: skip
     for insert in inserts:
         key = next((k for k in insert.values if k in keys), None)
         if key is not None:
@@ -174,7 +177,7 @@ def answer_claims(
 def answerable_reference(
     ctx: ExampleContext,
     family: TaskFamily,
-    evidence: list[tuple[Turn, Slot | None]],
+    evidence: Sequence[tuple[Turn, Slot | None]],
     history: History,
     inserts: Sequence[Insert],
     split: Split | None,

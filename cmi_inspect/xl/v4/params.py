@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Literal
 
 BUILDER_VERSION = "xl-4"
 """xl-4: every claim about a slot says, in its own words, whether it is true; structure
@@ -11,7 +12,7 @@ STORE_FILE = "causal_locomo_xl.jsonl"
 INLINE_FILE = "causal_locomo_xl_inline.jsonl"
 MANIFEST_FILE = "manifest.json"
 
-CLAIMS = {"owner": (1, 2), "other": (1, 1)}
+CLAIMS: dict[Literal["owner", "other"], tuple[int, int]] = {"owner": (1, 2), "other": (1, 1)}
 """The claim turns each voice adds about an evidence turn: (true, false). With the evidence
 turn (the owner's, true) the owner's true and false claims are as many. A turn with a slot
 that has no false value that fits gets as many claims, all true."""

@@ -68,7 +68,10 @@ def _with_days(text: str, session: Session, today: bool) -> str:
     """The text with every relative date written as the day it means, and (``today``)
     the session's day said at its end, for a slot whose day is the one it was said on."""
     for phrase in reversed(restated_phrases(text, session.day)):
-        text = f"{text[: phrase.start]}{_dated_form(phrase.written())}{text[phrase.end :]}"
+        said = _dated_form(phrase.written())
+        if not text[: phrase.start].strip() or text[: phrase.start].rstrip()[-1] in ".!?":
+            said = said[:1].upper() + said[1:]  # a sentence's first word
+        text = f"{text[: phrase.start]}{said}{text[phrase.end :]}"
     if today:
         end = re.search(r"[.!]*$", text)
         assert end is not None
@@ -90,38 +93,54 @@ def _first_day(written: str, session: Session) -> date:
     return spans[0].first if spans else session.day
 
 
+def true_claim(turn: Turn, slots: list[Slot], session: Session) -> tuple[str, dict[str, Said]]:
+    """The turn's statements as a claim, its relative dates written out as the days they
+    mean (the session's day said at its end for a slot that is that day), and what it
+    states of each slot it holds (a slot said only in a question is not held)."""
+    said = statements(turn.text)
+    text = _with_days(said, session, any(s.dated and not s.value for s in slots))
+    held = {}
+    for slot in slots:
+        if slot.dated:
+            written = day_written(slot, said, session)
+            if (match := _find(text, _dated_form(written))) is not None:
+                held[slot.key] = Said(match[0], written)
+        elif (match := _find(text, slot.value)) is not None:
+            held[slot.key] = Said(match[0], slot.value)
+    return text, held
+
+
 def claimed(
     turn: Turn, asked: list[Asked], session: Session, pool: ValuePool, avoid: Collection[str],
     rng: random.Random,
 ) -> Claimed:  # fmt: skip
-    """The turn's statements as a claim, dates written out, true and with every slot it
-    states made false (a value of the slot's type, a day outside the answer's period);
-    ``false_text`` empty when a slot has no false value that fits."""
-    said = statements(turn.text)
-    true_text = _with_days(said, session, any(s.dated and not s.value for _, s in asked))
-    false_text, true, false = true_text, {}, {}
+    """The turn's claim (``true_claim``), true and with every slot it holds made false (a
+    value of the slot's type, a day outside the answer's period); ``false_text`` empty when
+    a slot has no false value that fits."""
+    true_text, true = true_claim(turn, [slot for _, slot in asked], session)
+    false_text, false = true_text, {}
     for ctx, slot in sorted(asked, key=lambda a: a[1].dated):
+        if slot.key not in true or not false_text:
+            continue
+        form = true[slot.key].written
         if slot.dated:
-            written = day_written(slot, said, session)
-            form = _dated_form(written)
-            fake = format_day(false_day(ctx.answer, _first_day(written, session), rng))
-            found, value, means = false_text.find(form), _dated_form(fake), fake
+            fake = format_day(false_day(ctx.answer, _first_day(true[slot.key].means, session), rng))
+            value: str | None = _dated_form(fake)
+            made = Said(_dated_form(fake), fake, "temporal_shift")
         else:
-            match = _find(false_text, slot.value)
-            found, form, written = (match.start(), match[0], slot.value) if match else (-1, "", "")
-            value = false_value(pool, ctx.question, ctx.answer, slot.value, rng, avoid)
-            means = value or ""
-        if found < 0:
-            continue  # the claim does not state this slot (it is said in a question)
-        true[slot.key] = Said(form, written)
-        if value is None or not false_text:
+            value = false_value(
+                pool, ctx.question, ctx.answer, slot.value, rng, avoid, sentence=false_text
+            )
+            made = Said(value or "", value or "", "value_swap")
+        found = _find(false_text, form)
+        if value and found and found[0][:1].isupper():
+            value = value[:1].upper() + value[1:]
+        if value is None or found is None:
             false_text = ""
             continue
-        false[slot.key] = Said(value, means, "temporal_shift" if slot.dated else "value_swap")
-        false_text = f"{false_text[:found]}{value}{false_text[found + len(form) :]}"
-    if not false:
-        false_text = ""
-    return Claimed(true_text, false_text, true, false)
+        false[slot.key] = made
+        false_text = f"{false_text[: found.start()]}{value}{false_text[found.end() :]}"
+    return Claimed(true_text, false_text if false else "", true, false)
 
 
 def _said_back(text: str, listener: str) -> str:
@@ -154,25 +173,28 @@ def _placed(ctx: ExampleContext, session: Session, rng: random.Random) -> tuple[
     return chosen, 0, len(chosen.turns) - 1
 
 
-def plan_turn(
-    ctx: ExampleContext, turn: Turn, asked: list[Asked], pool: ValuePool,
-    avoid: Collection[str], owner_only: bool,
-) -> list[Insert]:  # fmt: skip
-    """The claim turns for an evidence turn (its slots: ``asked``, one per key, maybe
-    none): as many by each voice as CLAIMS says, true and false by its shares where every
-    slot has a false value that fits, else all true; the other speaker's left out when
-    ``owner_only``, so that an unanswerable question's asked person never says its answer."""
-    session = ctx.session(turn.session)
+def claim_of(
+    ctx: ExampleContext, turn: Turn, asked: list[Asked], pool: ValuePool, avoid: Collection[str]
+) -> Claimed:
+    """The evidence turn's claim, true and false (``claimed``), drawn by the turn's name."""
     name = f"{ctx.conv.sample_id}/{turn.dia_id}"
-    made = claimed(turn, asked, session, pool, avoid, seeded(name, "values"))
+    return claimed(turn, asked, ctx.session(turn.session), pool, avoid, seeded(name, "values"))
+
+
+def plan_turn(ctx: ExampleContext, turn: Turn, made: Claimed, owner_only: bool) -> list[Insert]:
+    """The claim turns for an evidence turn whose claim is ``made`` (with a false version):
+    as many by each voice, true and false, as CLAIMS says; the other speaker's left out
+    when ``owner_only`` (so that an unanswerable question's asked person never says its
+    answer) or when saying the claim back loses a value."""
+    session = ctx.session(turn.session)
     owner, listener = turn.speaker, ctx.conv.listener(turn.speaker)
-    rng = seeded(name, "claims")
+    rng = seeded(f"{ctx.conv.sample_id}/{turn.dia_id}", "claims")
     inserts = []
+    voice: Voice
     for voice, (true, false) in CLAIMS.items():
         if voice == "other" and (owner_only or not _said_back_whole(made, listener)):
             continue
-        truths = [True] * true + [False] * false if made.false_text else [True] * (true + false)
-        for truthful in truths:
+        for truthful in [True] * true + [False] * false:
             text = made.true_text if truthful else made.false_text
             said = made.true if truthful else made.false
             speaker = owner if voice == "owner" else listener
@@ -183,15 +205,25 @@ def plan_turn(
             frame = draw_frame(voice, rng)
             where, lo, hi = _placed(ctx, session, rng)
             inserts.append(
-                Insert(turn, f"{voice}:{frame.name}", speaker, f"{words} {frame.says(truthful)}",
-                       where.index, lo, hi, truthful, True,
-                       {k: (written[k], x.means) for k, x in said.items()},
-                       {k: x.edit for k, x in said.items() if x.edit})  # fmt: skip
+                Insert(
+                    turn,
+                    f"{voice}:{frame.name}",
+                    speaker,
+                    f"{words} {frame.says(truthful)}",
+                    where.index,
+                    lo,
+                    hi,
+                    truthful,
+                    True,
+                    {k: (written[k], x.means) for k, x in said.items()},
+                    {k: x.edit for k, x in said.items() if x.edit},
+                )  # fmt: skip
             )
     return inserts
 
 
-def framed_evidence(text: str, name: str) -> str:
-    """An evidence turn's text with an owner's true frame after it, drawn by ``name``, so
-    that the evidence reads like every claim about it."""
-    return f"{text.rstrip()} {draw_frame('owner', seeded(name, 'evidence')).true}"
+def framed_evidence(made: Claimed, name: str) -> str:
+    """An evidence turn as v4's history says it: its true claim, so that its memory holds
+    what every true claim about it holds, and an owner's true frame after it, drawn by
+    ``name``."""
+    return f"{made.true_text} {draw_frame('owner', seeded(name, 'evidence')).true}"

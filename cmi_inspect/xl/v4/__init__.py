@@ -1,0 +1,1 @@
+"""Causal-LoCoMo-XL v4 (docs/xl.md)."""

@@ -38,7 +38,7 @@ from cmi_inspect.rows import (
     run_apart,
     run_plans,
 )
-from cmi_inspect.strategies import STRATEGIES, installed_strategies, strategy_class
+from cmi_inspect.strategies import BUILT_IN, STRATEGIES, installed_strategies, strategy_class
 from cmi_inspect.strategies.cmi import ABLATIONS
 
 LOCK_FILE = ".cmi-inspect-run.lock"
@@ -140,7 +140,7 @@ def run_all(
         epochs=epochs,
     )
     for name in strategies:  # one line naming the built-in and installed ones if unknown;
-        if name not in STRATEGIES and name not in installed_strategies():  # nothing loaded
+        if name not in BUILT_IN and name not in installed_strategies():  # nothing loaded
             strategy_class(name)
     chosen = model or os.environ.get("INSPECT_EVAL_MODEL") or DEFAULT_MODEL
     if serve:  # the run's own arguments are checked before any download or model load
@@ -159,9 +159,9 @@ def run_all(
     if guard:  # after the unguarded rows, whose generations the guarded ones read back
         plans += [(name, {"guard": EvidenceGuard.name}) for name in strategies]
     if isolate:  # a strategy of another package chooses in a sandbox
-        plans = [(n, {**p, "isolate": True} if n not in STRATEGIES else p) for n, p in plans]
-    ours = [(n, p) for n, p in plans if n in STRATEGIES]
-    apart = [(n, p) for n, p in plans if n not in STRATEGIES]
+        plans = [(n, {**p, "isolate": True} if n not in BUILT_IN else p) for n, p in plans]
+    ours = [(n, p) for n, p in plans if n in BUILT_IN]
+    apart = [(n, p) for n, p in plans if n not in BUILT_IN]
     check_rows(ours, args, chosen, model_args or {})  # every row's, before any row runs
     data = causal_locomo_task(**args)
     limit = sample_limit("--limit", limit, len(data.dataset))

@@ -17,7 +17,7 @@ from inspect_ai import Task, task
 from inspect_ai.solver import Solver, solver
 
 from cmi_inspect import task as package
-from cmi_inspect.strategies.solvers import STRATEGY_SOLVERS, memory_strategy
+from cmi_inspect.strategies.solvers import BASELINE_SOLVERS, STRATEGY_SOLVERS, memory_strategy
 
 
 @task
@@ -36,5 +36,5 @@ def bare(factory: Callable[..., Solver]) -> Callable[..., Solver]:
     return solver(same)
 
 
-for _factory in (*STRATEGY_SOLVERS.values(), memory_strategy):
-    bare(_factory)  # --solver cmi, vector_memory, ..., memory_strategy
+for _factory in (*STRATEGY_SOLVERS.values(), *BASELINE_SOLVERS.values(), memory_strategy):
+    bare(_factory)  # --solver cmi, vector_memory, ..., context_cite, memory_strategy

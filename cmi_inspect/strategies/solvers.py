@@ -1,6 +1,7 @@
 """The strategy solvers: one ``@solver`` per built-in memory strategy, and ``memory_strategy``.
 
-A strategy solver runs one memory strategy on each sample (``base.strategy_solver``). Each
+A strategy solver runs one memory strategy on each sample (``base.strategy_solver``), the
+attribution baselines' too (``BASELINE_SOLVERS``). Each
 takes its strategy's ``-S`` arguments, exactly as the strategy declares them
 (``strategies.arguments``; ``tests/strategies/test_registry.py`` keeps the two in step),
 then ``guard`` (``-S guard=evidence``: the memory guard filters its picks) and ``isolate``
@@ -20,7 +21,7 @@ from inspect_ai.solver import Solver, solver
 from cmi_inspect.causal_locomo.protocol import Protocol
 from cmi_inspect.errors import UserError, flag
 from cmi_inspect.inspect_private import active_model
-from cmi_inspect.strategies import STRATEGIES, strategy_class
+from cmi_inspect.strategies import BASELINES, STRATEGIES, strategy_class
 from cmi_inspect.strategies.arguments import build_strategy, strategy_arguments
 from cmi_inspect.strategies.base import MemoryStrategy, strategy_solver
 from cmi_inspect.strategies.guard import NO_GUARD, make_guard
@@ -127,10 +128,13 @@ def cmi(
         effect: How answers become a memory's effect: ``answer`` (each context scored
             by its generated answer, the paper's) or ``graded`` (by the expected answer
             score under the model's likelihood of the candidate's answers in each
-            context); default: ``answer``, save ``graded`` under blind with
-            ``selector=rule`` (the rule's frozen setting; ``answer`` with
+            context) or ``logprob`` (by the log-probability of the candidate's
+            with-memory answer in each context, forced decoding alone: utility and
+            stability in nats, so set ``tau_u`` and ``tau_s`` for it; a model without
+            forced decoding is refused); default: ``answer``, save ``graded`` under blind
+            with ``selector=rule`` (the rule's frozen setting; ``answer`` with
             ``lazy_perturb``, which reads the answer utility). A learned selector reads
-            the answers, which the graded effect does not change.
+            the answers, which neither likelihood effect changes.
         conflict_kind: When the evidence risk filter counts two candidates as versions
             of one claim: ``claim`` (the default: they state the same slot with another
             value, ``strategies.cmi.claims``) or ``topic`` (the relation of earlier figures:
@@ -274,6 +278,71 @@ def memory_strategy(
     return make_strategy_solver(strategy_class(strategy), given)
 
 
+@solver
+def context_cite(
+    *,
+    k: int = 3,
+    ablations: int = 16,
+    threshold: float = 0.0,
+    alpha: float = 0.01,
+    embedder: str | None = None,
+    guard: str = NO_GUARD,
+    isolate: bool = False,
+    **unknown: Any,
+) -> Solver:
+    """ContextCite over CMI's candidates: keep those the answer is attributed to.
+
+    The answer given with every candidate is scored, by forced decoding, in contexts that
+    ablate random subsets of them; a LASSO of its log-probability on the inclusion mask
+    gives each candidate's attribution. Needs forced decoding (``gguf/`` models) and the
+    ``fit`` extra. ``ablations``, ``threshold`` and ``alpha`` are not tuned: choose them
+    on development data (XL's dev split).
+
+    Args:
+        k: Candidates proposed, by CMI's proposal (its retriever and weights).
+        ablations: Ablated contexts the surrogate is fitted on, each candidate kept with
+            probability 1/2; with no more than that many subsets (2^k), every subset once.
+        threshold: Kept: a candidate whose attribution (nats of the answer's
+            log-probability) is above it; at least 0.
+        alpha: The LASSO's penalty (scikit-learn's ``Lasso``), positive.
+        embedder: The proposal's embedder (``e5``, ``hashing`` or ``openai``); default:
+            CMI's under the protocol (``hashing`` under paper, ``e5`` under blind).
+        guard: ``evidence``: the memory guard filters its picks; ``none`` (the default).
+        isolate: Run its ``select`` in a sandboxed process of its own.
+        **unknown: Refused, in one line naming every argument it takes.
+    """
+    return make_strategy_solver(BASELINES["context_cite"], as_given(locals()))
+
+
+@solver
+def leave_one_in(
+    *,
+    k: int = 3,
+    threshold: float = 0.0,
+    embedder: str | None = None,
+    guard: str = NO_GUARD,
+    isolate: bool = False,
+    **unknown: Any,
+) -> Solver:
+    """eRAG's leave-one-in utility over CMI's candidates: keep those that help alone.
+
+    Each candidate's utility is the log-probability, by forced decoding, of the answer given
+    with every candidate, with that candidate alone in the context over with no memory.
+    Needs forced decoding (``gguf/`` models). ``threshold`` is not tuned: choose it on
+    development data (XL's dev split).
+
+    Args:
+        k: Candidates proposed, by CMI's proposal (its retriever and weights).
+        threshold: Kept: a candidate whose utility (nats) is above it; at least 0.
+        embedder: The proposal's embedder (``e5``, ``hashing`` or ``openai``); default:
+            CMI's under the protocol (``hashing`` under paper, ``e5`` under blind).
+        guard: ``evidence``: the memory guard filters its picks; ``none`` (the default).
+        isolate: Run its ``select`` in a sandboxed process of its own.
+        **unknown: Refused, in one line naming every argument it takes.
+    """
+    return make_strategy_solver(BASELINES["leave_one_in"], as_given(locals()))
+
+
 STRATEGY_SOLVERS: dict[str, Callable[..., Solver]] = {
     "cmi": cmi,
     "reflection_memory": reflection_memory,
@@ -283,7 +352,12 @@ STRATEGY_SOLVERS: dict[str, Callable[..., Solver]] = {
     "full_history": full_history,
     "no_memory": no_memory,
 }
-"""The strategy solver of each built-in strategy, by the strategy's name."""
+"""The strategy solver of each strategy of the paper's table, by the strategy's name."""
+BASELINE_SOLVERS: dict[str, Callable[..., Solver]] = {
+    "context_cite": context_cite,
+    "leave_one_in": leave_one_in,
+}
+"""The strategy solver of each attribution baseline (``strategies.BASELINES``)."""
 
 
 def strategy_solver_named(
@@ -294,6 +368,7 @@ def strategy_solver_named(
     would read that the protocol hides is refused first, in one line."""
     if protocol is not None:
         make_strategy_solver(strategy_class(strategy), args, protocol)
-    if strategy in STRATEGY_SOLVERS:
-        return STRATEGY_SOLVERS[strategy](**args)
+    own = {**STRATEGY_SOLVERS, **BASELINE_SOLVERS}
+    if strategy in own:
+        return own[strategy](**args)
     return memory_strategy(strategy, **args)

@@ -139,7 +139,7 @@ class CMIConfig(BaseModel):
         if self.lazy_perturb and self.effect is not None and effect(self.effect).graded:
             raise UserError(
                 "-S lazy_perturb=true skips perturbed answers by the answer utility, but "
-                "-S effect=graded reads every candidate's perturbed answer: use "
+                f"-S effect={self.effect} reads every candidate's perturbed answer: use "
                 "effect=answer with lazy_perturb."
             )
         return self

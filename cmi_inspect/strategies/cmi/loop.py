@@ -30,7 +30,13 @@ from cmi_inspect.strategies.base import (
 )
 from cmi_inspect.strategies.cmi.config import CMIArgs, CMIConfig, injected_scorer, settings
 from cmi_inspect.strategies.cmi.diagnostics import STRATEGY, Candidate, CMIDiagnostics
-from cmi_inspect.strategies.cmi.effect import GradedEffect, graded_effect
+from cmi_inspect.strategies.cmi.effect import (
+    LOGPROB_USER,
+    GradedEffect,
+    Measure,
+    effect,
+    forced_scorer,
+)
 from cmi_inspect.strategies.cmi.explain import explain
 from cmi_inspect.strategies.cmi.features import FeatureInputs, feature_rows, request_cosines
 from cmi_inspect.strategies.cmi.history import History
@@ -228,8 +234,8 @@ class CMI(MemoryStrategy):
                 c.utility = c.s_with - (s_no or 0.0)
         if ablation.asks_perturbed:
             await self._perturbed(candidates, prompts, answers, cfg)
-        if ablation.asks_with and choices.effect.graded and candidates:
-            await self._graded(candidates, prompts, answers)
+        if ablation.asks_with and choices.effect.measure and candidates:
+            await self._graded(candidates, prompts, answers, choices.effect.measure)
         for c in candidates:
             if ablation.no_memory_as_perturbed:
                 # the no-memory score under the effect that ran
@@ -239,16 +245,17 @@ class CMI(MemoryStrategy):
         return s_no
 
     async def _graded(
-        self, candidates: list[Candidate], prompts: Prompts, answers: Answers
+        self, candidates: list[Candidate], prompts: Prompts, answers: Answers, measure: Measure
     ) -> None:
-        """Replace the candidates' answer scores by graded ones (each context's expected
-        answer score under the model's likelihood of the candidate's answers there), for
-        all of them or none: one effect's numbers are never ranked against the other's.
-        A model that reports no log-probabilities for the first is not asked again."""
+        """Replace the candidates' answer scores by the effect's (``graded``: each context's
+        expected answer score under the model's likelihood of the candidate's answers there;
+        ``logprob``: the with-memory answer's log-probability there), for all of them or
+        none: one effect's numbers are never ranked against the other's. A model that
+        reports no log-probabilities for the first is not asked again."""
         first, *rest = candidates
-        effects = [await self._effect_of(first, prompts, answers)]
+        effects = [await self._effect_of(first, prompts, answers, measure)]
         if effects[0].graded:
-            effects += await collect(*(self._effect_of(c, prompts, answers) for c in rest))
+            effects += await collect(*(self._effect_of(c, prompts, answers, measure) for c in rest))
         for c, e in zip(candidates, effects, strict=False):
             c.effect = e
         if len(effects) < len(candidates) or not all(e.graded for e in effects):
@@ -261,14 +268,15 @@ class CMI(MemoryStrategy):
                 c.s_pert = expected["perturbed"]
                 c.stability = c.s_with - c.s_pert
 
-    async def _effect_of(self, c: Candidate, prompts: Prompts, answers: Answers) -> GradedEffect:
+    async def _effect_of(
+        self, c: Candidate, prompts: Prompts, answers: Answers, measure: Measure
+    ) -> GradedEffect:
         """The candidate's answers' likelihoods in each of its contexts."""
         contexts = {"none": prompts.none, "with": prompts.with_memory[c.key]}
         if c.answer_perturbed is not None:
             contexts["perturbed"] = prompts.perturbed[c.key]
-        texts = list(dict.fromkeys(answers.text(p) for p in contexts.values()))
-        scores = [answers.score_of(t) for t in texts]
-        return await graded_effect(answers.model, contexts, texts, scores)
+        answered = {name: answers.text(p) for name, p in contexts.items()}
+        return await measure(answers.model, contexts, answered, answers.score_of)
 
     def _decide(
         self, candidates: list[Candidate], memories: dict[str, Memory], choices: Choices
@@ -309,8 +317,11 @@ class CMI(MemoryStrategy):
         check_before_run(self.config, protocol)
 
     def check_model(self, model: Model) -> None:
-        """A cross-fitted selector fitted on another model's answers, refused before the run
-        (each sample would be refused: ``Choices.for_model``)."""
+        """A cross-fitted selector fitted on another model's answers, and an effect that
+        reads forced decoding on a model without it, refused before the run (each sample
+        would be refused: ``Choices.for_model``)."""
+        if self.config.effect is not None and effect(self.config.effect).needs_forced:
+            forced_scorer(model, LOGPROB_USER)
         for protocol in PROFILES:
             found = settings(self.config, protocol).selector
             if isinstance(found, CrossFitFile):

@@ -105,6 +105,6 @@ async def test_a_model_without_log_probabilities_leaves_the_answer_effect():
 
 
 def test_effects_by_name():
-    assert set(EFFECTS) == {"answer", "graded"} and effect("graded").graded and not effect("answer").graded
-    with pytest.raises(UserError, match="^Unknown effect 'x'; choose from answer, graded.$"):
+    assert set(EFFECTS) == {"answer", "graded", "logprob"} and effect("graded").graded and not effect("answer").graded
+    with pytest.raises(UserError, match="^Unknown effect 'x'; choose from answer, graded, logprob.$"):
         effect("x")

@@ -79,7 +79,7 @@ def causal_locomo(
             first use and cached); either's samples are ordered so that any ``--limit``
             prefix is stratified by family.
         scoring: ``paper`` counts success as the paper did; ``strict`` (the default under
-            ``blind``) never counts an answer that hedges across several values of the
+            ``blind`` and on XL) never counts an answer that hedges across several values of the
             kind asked for (dates, numbers, names), or that denies the expected answer it
             names ("It was not 7 May 2023"), as a success.
         split: ``train``, ``dev`` or ``test``: XL's splits by LoCoMo conversation (no
@@ -102,7 +102,10 @@ def causal_locomo(
                 f"{', '.join(TASK_FAMILIES)}."
             )
     shown = named_protocol(protocol)
-    choose("scoring", scoring or shown.scoring, SCORINGS)  # checked before any data is read
+    # XL has no paper figures to reproduce: its default refuses a guess beside a disclaimer
+    scoring = choose(
+        "scoring", scoring or ("strict" if dataset == "xl" else shown.scoring), SCORINGS
+    )
     samples = causal_locomo_dataset(
         protocol,  # type: ignore[arg-type]
         task_families,
@@ -130,7 +133,7 @@ def causal_locomo(
         tags=run_tags(strategy, chosen, task_args) if strategy else None,
         # the scorers read the answer key from the data file, never from a sample
         scorer=[
-            task_score(view.data_file, digest, protocol, scoring or shown.scoring, bank_size),
+            task_score(view.data_file, digest, protocol, scoring, bank_size),
             memory_selection(view.data_file, digest, protocol, bank_size),
         ],
         config=GenerateConfig(temperature=0.0, max_tokens=ANSWER_MAX_TOKENS),
@@ -138,6 +141,7 @@ def causal_locomo(
             "answer_prompt": PROMPT_VERSION,
             "judge_prompt": JUDGE_PROMPT_VERSION,
             "data_sha256": digest,
+            "scoring": scoring,
         },
         # the data's content is part of the task's identity: a rerun of a folder whose data
         # changed starts new logs instead of resuming ones scored against the old answer key

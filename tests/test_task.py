@@ -17,7 +17,7 @@ from cmi_inspect.errors import UserError
 from cmi_inspect.task import TASK_VERSION, causal_locomo, register_entry
 from inspect_ai.log import EvalLog, read_eval_log
 
-from conftest import REPO, SYNTHETIC, require_data, samples_of, score_of, value_of
+from conftest import LOCOMO_MINI, REPO, SYNTHETIC, require_data, samples_of, score_of, value_of
 
 SLOW = pytest.mark.slow  # runs the embedded local model
 
@@ -63,6 +63,7 @@ def test_no_memory_on_the_default_local_model(tmp_path):
         "answer_prompt": PROMPT_VERSION,
         "judge_prompt": JUDGE_PROMPT_VERSION,
         "data_sha256": CAUSAL_LOCOMO_SHA256,
+        "scoring": "paper",  # the release under the paper protocol
     }
     assert log.eval.task_version == f"{TASK_VERSION}-{log.eval.metadata['data_sha256'][:12]}"
     assert [s.id for s in samples_of(log)] == ["conv-26_qa_0000", "conv-49_qa_0000"]  # two families
@@ -448,3 +449,16 @@ def test_the_checkouts_task_file_takes_the_tasks_parameters():
     import tasks.causal_locomo as checkout
 
     assert inspect.signature(checkout.causal_locomo) == inspect.signature(causal_locomo)
+
+
+def test_xl_scores_strictly_by_default_under_either_protocol(tmp_path, monkeypatch):
+    from cmi_inspect.xl import build
+
+    monkeypatch.setenv("CMI_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(build, "locomo_path", lambda: LOCOMO_MINI)
+    xl = causal_locomo(dataset="xl", protocol="paper")
+    assert (xl.metadata or {})["scoring"] == "strict"  # a guess beside a disclaimer is no success
+    release = causal_locomo(data_file=str(SYNTHETIC), protocol="paper")
+    assert (release.metadata or {})["scoring"] == "paper"  # the paper's figures reproduce
+    chosen = causal_locomo(dataset="xl", protocol="paper", scoring="paper")
+    assert (chosen.metadata or {})["scoring"] == "paper"

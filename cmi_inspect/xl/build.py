@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import tempfile
@@ -134,11 +135,25 @@ def build_xl(source: Path, out_dir: Path) -> dict[str, Any]:
     return manifest
 
 
+def _code_digest() -> str:
+    """The sha256 (12 digits) of the code XL is built by: the ``xl`` package and the modules
+    it reads dates, text and records with, so that a cached build never outlives its code."""
+    root = Path(__file__).resolve().parent.parent
+    files = sorted((root / "xl").rglob("*.py")) + sorted((root / "dates").rglob("*.py"))
+    files += [root / "text.py", root / "causal_locomo" / "data.py"]
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def cached_build(
-    out_dir: Path, name: str, manifest_name: str, build: Callable[[Path, Path], object]
+    builder_version: str, name: str, manifest_name: str, build: Callable[[Path, Path], object]
 ) -> Path:
-    """``out_dir/name``, reused while its manifest's sha256 checks out, else built from the
-    pinned LoCoMo by ``build(locomo, out_dir)`` (each XL version's ``*_path``)."""
+    """The cached build of ``builder_version`` (from the pinned LoCoMo and the code of now),
+    reused while its manifest's sha256 checks out, else built by ``build(locomo, out_dir)``
+    (each XL version's ``*_path``)."""
+    out_dir = cache_dir() / "xl" / f"{builder_version}-{LOCOMO_SHA256[:12]}-{_code_digest()}"
     path, manifest_path = out_dir / name, out_dir / manifest_name
     if path.is_file() and manifest_path.is_file():
         try:
@@ -153,5 +168,4 @@ def cached_build(
 
 def xl2_path() -> Path:
     """Causal-LoCoMo-XL v2, built into the cache on first use and reused while it checks out."""
-    out_dir = cache_dir() / "xl" / f"{BUILDER_VERSION}-{LOCOMO_SHA256[:12]}"
-    return cached_build(out_dir, XL_FILE, MANIFEST_FILE, build_xl)
+    return cached_build(BUILDER_VERSION, XL_FILE, MANIFEST_FILE, build_xl)

@@ -102,6 +102,10 @@ def test_xl_path_builds_once_and_rebuilds_when_tampered(tmp_path, monkeypatch):
     good = path.read_bytes()
     path.write_bytes(good + b"\n")
     assert xl_path(2).read_bytes() == good
+    monkeypatch.setattr(build, "_code_digest", lambda: "changedcode0")  # another builder's code
+    rebuilt = xl_path(2)
+    assert rebuilt != path and rebuilt.parent.name.endswith("-changedcode0")
+    assert rebuilt.read_bytes() == good
 
 
 def _timestamp_aucs(records: list[dict[str, Any]]) -> dict[str, float]:

@@ -15,10 +15,8 @@ from typing import Any
 from cmi_inspect.causal_locomo.data import SPLITS, TASK_FAMILIES, sha256_of
 from cmi_inspect.causal_locomo.data_files import ExampleReference, MemoryStore, expand
 from cmi_inspect.dates import format_day
-from cmi_inspect.paths import cache_dir
 from cmi_inspect.xl.build import cached_build, spread, write_atomic
 from cmi_inspect.xl.locomo import (
-    LOCOMO_SHA256,
     Conversation,
     ExampleContext,
     example_contexts,
@@ -241,5 +239,4 @@ def _manifest(
 
 def xl3_path() -> Path:
     """XL v3, built into the cache on first use and reused while it checks out."""
-    out_dir = cache_dir() / "xl" / f"{BUILDER_VERSION}-{LOCOMO_SHA256[:12]}"
-    return cached_build(out_dir, STORE_FILE, MANIFEST_FILE, build_xl3)
+    return cached_build(BUILDER_VERSION, STORE_FILE, MANIFEST_FILE, build_xl3)

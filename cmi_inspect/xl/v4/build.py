@@ -15,11 +15,9 @@ from typing import Any
 
 from cmi_inspect.causal_locomo.data import SPLITS, Turn, sha256_of
 from cmi_inspect.causal_locomo.data_files import ExampleReference, MemoryStore
-from cmi_inspect.paths import cache_dir
 from cmi_inspect.xl.answers import stems
 from cmi_inspect.xl.build import cached_build, write_atomic
 from cmi_inspect.xl.locomo import (
-    LOCOMO_SHA256,
     Conversation,
     ExampleContext,
     example_contexts,
@@ -318,5 +316,4 @@ def _manifest(
 
 def xl4_path() -> Path:
     """XL v4, built into the cache on first use and reused while it checks out."""
-    out_dir = cache_dir() / "xl" / f"{BUILDER_VERSION}-{LOCOMO_SHA256[:12]}"
-    return cached_build(out_dir, STORE_FILE, MANIFEST_FILE, build_xl4)
+    return cached_build(BUILDER_VERSION, STORE_FILE, MANIFEST_FILE, build_xl4)

@@ -31,6 +31,9 @@ from cmi_inspect.xl.v4.params import CLAIMS, SAME_SESSION_SHARE, seeded
 from cmi_inspect.xl.v4.values import ValuePool, false_day, false_value
 
 _DAY = re.compile(r"\d{1,2} [A-Z][a-z]+ \d{4}")
+_CAPTION = re.compile(r"\s*\[shares [^\]]*\]")
+"""A shared photo's caption (``locomo.turn_text``): what a claim leaves out, as a speaker
+would not say it and a value swapped into it reads as nonsense ("walking on the waterfall")."""
 _MONTH_OR_YEAR = re.compile(r"(?:[A-Z][a-z]+ )?\d{4}")
 
 
@@ -94,10 +97,11 @@ def _first_day(written: str, session: Session) -> date:
 
 
 def true_claim(turn: Turn, slots: list[Slot], session: Session) -> tuple[str, dict[str, Said]]:
-    """The turn's statements as a claim, its relative dates written out as the days they
-    mean (the session's day said at its end for a slot that is that day), and what it
-    states of each slot it holds (a slot said only in a question is not held)."""
-    said = statements(turn.text)
+    """The turn's statements as a claim (no photo's caption), its relative dates written out
+    as the days they mean (the session's day said at its end for a slot that is that day),
+    and what it states of each slot it holds (a slot said only in a question or a caption
+    is not held)."""
+    said = statements(_CAPTION.sub("", turn.text))
     text = _with_days(said, session, any(s.dated and not s.value for s in slots))
     held = {}
     for slot in slots:
@@ -108,6 +112,24 @@ def true_claim(turn: Turn, slots: list[Slot], session: Session) -> tuple[str, di
         elif (match := _find(text, slot.value)) is not None:
             held[slot.key] = Said(match[0], slot.value)
     return text, held
+
+
+_CLAUSE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|\s*[-\u2013\u2014]\s+")
+
+
+def _clauses_holding(text: str, values: list[str]) -> str:
+    """The clauses of ``text`` that hold one of ``values`` (the whole text when none does):
+    what the other speaker says back, so that it keeps no words the owner meant for the
+    listener ("Sorry about your job, Jon") or left without a subject ("Just wanted to give
+    you the heads up")."""
+    kept = [c for c in _CLAUSE_END.split(text) if any(_find(c, v) for v in values)]
+    if not kept:
+        return text
+    return " ".join(_capital(c) if c.endswith((".", "!", "?")) else f"{_capital(c)}." for c in kept)
+
+
+def _capital(clause: str) -> str:
+    return clause[:1].upper() + clause[1:]
 
 
 def claimed(
@@ -143,9 +165,22 @@ def claimed(
     return Claimed(true_text, false_text if false else "", true, false)
 
 
-def _said_back(text: str, listener: str) -> str:
-    """The claim as the other speaker says it to the owner ("you went ...")."""
-    return addressed(unaddressed(text, listener))
+_WE = re.compile(r"\b(?:we're|we've|we'd|we'll|we|us|our|ours|ourselves)\b", re.IGNORECASE)
+_WE_TO_YOU = {
+    "we're": "you're", "we've": "you've", "we'd": "you'd", "we'll": "you'll", "we": "you",
+    "us": "you", "our": "your", "ours": "yours", "ourselves": "yourselves",
+}  # fmt: skip
+
+
+def _said_back(text: str, listener: str, values: list[str]) -> str:
+    """The claim as the other speaker says it to the owner ("you went ...", "your pup"):
+    only its clauses that hold ``values`` (``_clauses_holding``)."""
+    back = addressed(unaddressed(_clauses_holding(text, values), listener))
+    return _WE.sub(lambda m: _cased(_WE_TO_YOU[m[0].lower()], m[0]), back)
+
+
+def _cased(word: str, like: str) -> str:
+    return word[:1].upper() + word[1:] if like[:1].isupper() else word
 
 
 def _said_back_whole(made: Claimed, listener: str) -> bool:
@@ -153,10 +188,14 @@ def _said_back_whole(made: Claimed, listener: str) -> bool:
     at its start is dropped)."""
     pairs = [(made.true_text, made.true), (made.false_text, made.false)]
     return all(
-        _find(_said_back(text, listener), _value_back(said.written))
-        for text, values in pairs if text
-        for said in values.values()
+        _find(_said_back(text, listener, _written(held)), _value_back(said.written))
+        for text, held in pairs if text
+        for said in held.values()
     )  # fmt: skip
+
+
+def _written(held: dict[str, Said]) -> list[str]:
+    return [x.written for x in held.values()]
 
 
 def _value_back(value: str) -> str:
@@ -200,7 +239,7 @@ def plan_turn(ctx: ExampleContext, turn: Turn, made: Claimed, owner_only: bool) 
             speaker = owner if voice == "owner" else listener
             words, written = text, {k: x.written for k, x in said.items()}
             if voice == "other":
-                words = _said_back(text, listener)
+                words = _said_back(text, listener, list(written.values()))
                 written = {k: _value_back(w) for k, w in written.items()}
             frame = draw_frame(voice, rng)
             where, lo, hi = _placed(ctx, session, rng)

@@ -126,8 +126,15 @@ def _poolable(kind: str, value: str) -> bool:
         return False
     if kind in NAME_TYPES and not core.islower():
         common = len(words) == 1 and words[0].endswith(_QUALITY_END)  # "Communication"
-        return _is_name(core) and not common and "'s" not in core  # "McGee's": a bar
+        kin = core.lower() in _KIN  # "Dad": what a person is called, not a name
+        return _is_name(core) and not common and not kin and "'s" not in core  # "McGee's": a bar
     return True
+
+
+_KIN = frozenset(
+    "dad mom mum mother father mama papa grandma grandpa granny grandmother grandfather "
+    "sister brother aunt uncle cousin son daughter wife husband".split()
+)
 
 
 def _key(text: str) -> str:

@@ -68,7 +68,7 @@ def _turns(session):  # type: ignore[no-untyped-def]
     return session_turns(session.content)
 
 
-XL4_SHA256 = "b2c4fd358d5408a9e67f2408dade8d5c7bdad48b1bf47b5516cfd813f5072160"
+XL4_SHA256 = "8b81a493c346440d29ae987561b844ba053078caf2c12d4a7f08fabba85c4753"
 """causal_locomo_xl.jsonl as builder xl-4 writes it from the pinned LoCoMo (docs/xl.md)."""
 
 
@@ -78,7 +78,8 @@ def test_real_build_bytes_counts_banks_and_shares(real4_build, real4_records):
     assert manifest["source_sha256"] == LOCOMO_SHA256
     assert manifest["sha256"] == XL4_SHA256
     assert len(manifest["conversations"]) == 10 and manifest["examples"] == len(real4_records)
-    assert set(manifest["families"]) == set(TASK_FAMILIES)
+    # LoCoMo's one inferential question left stated its answer only in a photo's caption
+    assert set(manifest["families"]) == set(TASK_FAMILIES) - {"inferential_memory_qa"}
     assert manifest["bank_size"]["median"] >= 200
     assert statistics.median(len(r.memory_bank) for r in real4_records) == manifest["bank_size"]["median"]
     assert manifest["needs_several_share"] >= 0.20 and manifest["unanswerable_share"] >= 0.05

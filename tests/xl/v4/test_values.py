@@ -198,3 +198,12 @@ def _stated(ctx: ExampleContext) -> str | None:
 def _family(kind: str) -> str:
     """A place's narrower types count as a place."""
     return "place" if kind in ("city", "country", "outdoors") else kind
+
+
+def test_what_a_person_is_called_is_no_name_to_offer(locomo_file):
+    """LoCoMo's answers join the pool as names only when they are names: "Dad" is not
+    ("someone named Dad"), while "her mom" stays a person to go somewhere with."""
+    pool = ValuePool.from_conversations(load_locomo(locomo_file))
+    names = {p.lower() for p in pool.of("person") if p[:1].isupper()}
+    assert names and not names & {"dad", "mom", "mother", "father", "sister", "brother"}
+    assert "mom" in pool.of("person")

@@ -10,15 +10,19 @@ script prints the wall-clock and CPU seconds (the CPU seconds tell a loaded mach
 from an idle one's), how many memories the guard dropped and the most conflicts any memory
 had; each size runs in a new process, so nothing is cached from another (the seconds
 include reading the store's dates and words, not Python's start). ``--profile`` prints the
-functions the largest size spent most time in.
+functions the largest size spent most time in. ``--near-copies`` checks instead a store of
+one turn said again and again, each copy dated a day later: every copy a version of one
+claim, the store that makes comparing memories pairwise quadratic.
 
     python benchmarks/guard_scale.py [--conversation conv-47] [--sizes 100,500,2000] [--profile]
+    python benchmarks/guard_scale.py --near-copies --sizes 2000,10000
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import datetime as dt
 import pstats
 import subprocess
 import sys
@@ -35,14 +39,22 @@ PHRASINGS = (
 )
 
 
-def store(conversation: str, size: int) -> tuple[str, list[str], list[Session]]:
-    """The conversation's first question, ``size`` memories of its turns and its sessions."""
+def store(
+    conversation: str, size: int, near_copies: bool = False
+) -> tuple[str, list[str], list[Session]]:
+    """The conversation's first question, ``size`` memories of its turns (or near copies of
+    its first long turn) and its sessions."""
     found = {c.sample_id: c for c in load_locomo(locomo_path())}
     if conversation not in found:
         sys.exit(f"No conversation {conversation!r}; choose from {', '.join(found)}.")
     conv = found[conversation]
     turns = [(s, t) for s in conv.sessions.values() for t in s.turns]
     memories: list[str] = []
+    if near_copies:
+        s, t = next((s, t) for s, t in turns if len(t.text.split()) >= 12)
+        for i in range(size):
+            day = format_day(s.day + dt.timedelta(days=i))
+            memories.append(PHRASINGS[0].format(day=day, speaker=t.speaker, text=t.text))
     for phrasing in PHRASINGS * (size // (len(PHRASINGS) * len(turns)) + 1):
         for s, t in turns:
             memories.append(phrasing.format(day=format_day(s.day), speaker=t.speaker, text=t.text))
@@ -52,9 +64,9 @@ def store(conversation: str, size: int) -> tuple[str, list[str], list[Session]]:
     return str(conv.qa[0]["question"]), memories[:size], sessions
 
 
-def check(conversation: str, size: int, profile: bool) -> str:
+def check(conversation: str, size: int, profile: bool, near_copies: bool = False) -> str:
     """One size, in this process: its table row (and the profile, when asked)."""
-    request, memories, sessions = store(conversation, size)
+    request, memories, sessions = store(conversation, size, near_copies)
     guard = MemoryGuard()
     profiler = cProfile.Profile()
     start, cpu = time.perf_counter(), time.process_time()
@@ -75,10 +87,11 @@ def main() -> None:
     parser.add_argument("--conversation", default="conv-47")
     parser.add_argument("--sizes", default="100,500,2000")
     parser.add_argument("--profile", action="store_true", help="profile the largest size")
+    parser.add_argument("--near-copies", action="store_true", help="copies of one turn")
     parser.add_argument("--only", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.only:  # one size, in a new process
-        print(check(args.conversation, args.only, args.profile))
+        print(check(args.conversation, args.only, args.profile, args.near_copies))
         return
     sizes = [int(n) for n in args.sizes.split(",")]
     print(f"{args.conversation}, request {store(args.conversation, 1)[0]!r}")
@@ -95,6 +108,8 @@ def main() -> None:
         ]
         if args.profile and size == max(sizes):
             command.append("--profile")
+        if args.near_copies:
+            command.append("--near-copies")
         done = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True)
         print(done.stdout.strip(), flush=True)
 

@@ -7,7 +7,7 @@ value (``risk.find_conflicts``, ``claims``; each memory compared only with those
 one of its rarest words, so 2,000 memories take seconds), and the history's support of a
 text is ``evidence.BlindEvidence``'s (``risk.evidence_risk``), exactly as CMI's evidence
 filter decides, save that a memory denying what a history turn states in the same words
-gets no support from it (``denied_turn``; CMI's filter does not read negation). It reads no
+is dropped (``denied_turn``; CMI's filter does not read negation). It reads no
 label and calls no model; ``check`` is a plain call, ``check_async`` the same inside an event
 loop. In the benchmark, ``-S guard=evidence`` puts
 it in front of any strategy's picks (``GUARDS``; ``strategies.base.strategy_solver``).
@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import re
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -100,12 +102,13 @@ class _History:
 class MemoryGuard:
     """Drops retrieved memories that conflict with a better-supported one; needs no model.
 
-    A memory that denies what a history turn states in the same words gets no support from
-    it (``denied_turn``). Each call scores the history's windows against the request and each
-    memory, and compares each memory only with those sharing one of its rarest words, so it
-    costs in proportion to the history's length times the memories, not to the square of
-    their number (docs/guard.md has measured figures; the topic relation also embeds each
-    memory once). Its arguments are checked first (``guard_arguments``).
+    A memory that denies what a history turn states in the same words is dropped
+    (``denied_turn``). Each call scores the history's windows against the request and each
+    memory, and compares each memory only with the nearest of those sharing one of its
+    rarest words (``claims.MAX_PARTNERS``), so it costs in proportion to the history's
+    length times the memories, not to the square of their number (docs/guard.md has
+    measured figures; the topic relation also embeds each memory once). Its arguments are
+    checked first (``guard_arguments``).
 
     Args:
         embedder: ``e5`` (the default, run locally) or ``hashing`` (no model files); read
@@ -167,7 +170,8 @@ class MemoryGuard:
         bank = {k: Memory(key=k, content=text, timestamp=0) for k, text in by_key.items()}
         history = _History(request, [_session(s, i) for i, s in enumerate(given)])
         evidence = BlindEvidence.from_task(history, list(by_key.values()))
-        denied = {k: d for k, t in by_key.items() if (d := denied_turn(t, history.sessions))}
+        said = SaidTurns(history.sessions)
+        denied = {k: d for k, t in by_key.items() if (d := denied_turn(t, said))}
         candidates = [
             Candidate(
                 key=k,
@@ -182,6 +186,8 @@ class MemoryGuard:
         verdicts = []
         for c in candidates:
             reason = evidence_risk(c, found, name)
+            if reason is None and c.key in denied:
+                reason = f"denies the history: {denied[c.key]!r} says what it takes back"
             support = c.memory_support.score if c.memory_support is not None else 0.0
             verdicts.append(
                 Verdict(
@@ -191,27 +197,74 @@ class MemoryGuard:
         return verdicts
 
 
-NOT_CONTENT = frozenset(content_words("does did doing hardly barely scarcely doubt untrue longer"))
+NOT_CONTENT = frozenset(
+    content_words(
+        "does did doing hardly barely scarcely doubt untrue longer false falsely wrong "
+        "deny denies denied denying refuse refuses refused refusing decline declines declined "
+        "declining"
+    )
+)
 """Auxiliaries and denying words that ``content_words`` keeps: no part of what is denied."""
 
 
-def denied_turn(memory: str, sessions: Sequence[PastSession]) -> str | None:
+class SaidTurns:
+    """The history's turns as ``denied_turn`` reads them, once per check: each turn's words
+    ("speaker: text") and its speaker's, indexed by word, and the word sets of the clauses
+    in which it denies something (read on first use), so that looking up a memory costs the
+    turns that hold its words, not the whole history."""
+
+    def __init__(self, sessions: Sequence[PastSession]) -> None:
+        turns = [t for s in sessions for t in session_turns(s.content)]
+        self.lines = [f"{t.speaker}: {t.text}" for t in turns]
+        self.text = [t.text for t in turns]
+        self.words = [frozenset(content_words(line)) for line in self.lines]
+        self.speaker = [frozenset(content_words(t.speaker)) for t in turns]
+        self._index: dict[str, list[int]] = defaultdict(list)
+        for i, words in enumerate(self.words):
+            for word in words:
+                self._index[word].append(i)
+        self._denials: dict[int, list[frozenset[str]]] = {}
+
+    def said(self, words: set[str]) -> set[str]:
+        """Those of ``words`` that some turn of the history says."""
+        return {w for w in words if w in self._index}
+
+    def holding(self, words: set[str]) -> list[int]:
+        """The turns whose words include all of ``words``, in the history's order."""
+        postings = sorted((self._index.get(w, []) for w in words), key=len)
+        if not postings:
+            return []
+        found = set(postings[0]).intersection(*postings[1:])
+        return sorted(found)
+
+    def denials(self, i: int) -> list[frozenset[str]]:
+        """The content words of each clause of turn ``i`` that denies something."""
+        if i not in self._denials:
+            clauses = negated_clauses(self.text[i])
+            self._denials[i] = [frozenset(content_words(c)) for c in clauses]
+        return self._denials[i]
+
+
+_REFUSAL = re.compile(r"\b(?:refus|declin|reject)(?:e|es|ed|ing)\b|\bturn(?:s|ed)? down\b", re.I)
+"""A refusal ("refused to adopt", "turned down"): it takes back a turn as a denial does, which
+the scorer's reading of negation (an answer may well say someone refused) leaves out."""
+
+
+def denied_turn(memory: str, turns: SaidTurns) -> str | None:
     """The history turn that a negated memory takes back (None: none): a clause of the
     memory in which a denying word governs the rest (``negation.negated_clauses``) has two
     content words or more, and a turn holds every one of them (dates aside) in no clause
     that denies them. Its words are then the history's, but it says the opposite, so the
-    history does not support it ("Priya did not adopt Comet on 3 March 2022" against
-    "Priya: We adopted a greyhound today! His name is Comet.")."""
-    turns = [t for s in sessions for t in session_turns(s.content)]
-    for clause in negated_clauses(memory):
-        words = set(content_words(without_dates(clause))) - NOT_CONTENT
-        for turn in turns if len(words) > 1 else []:
-            said = f"{turn.speaker}: {turn.text}"
-            own = words - set(content_words(turn.speaker))  # the speaker is no clause's word
-            if words <= set(content_words(said)) and not any(
-                own <= set(content_words(c)) for c in negated_clauses(turn.text)
-            ):
-                return said
+    history does not support it ("Priya did not adopt Comet on 3 March 2022", "Priya
+    refused to adopt Comet" against "Priya: We adopted a greyhound today! His name is
+    Comet."). A memory that takes a turn back is dropped (``MemoryGuard.check_async``)."""
+    refusals = [c for c in re.split(r"(?<=[.!?;])\s+", memory) if _REFUSAL.search(c)]
+    for clause in [*negated_clauses(memory), *refusals]:
+        words = turns.said(set(content_words(without_dates(clause))) - NOT_CONTENT)
+        for i in turns.holding(words) if len(words) > 1 else []:
+            own = words - turns.speaker[i]  # the speaker is no clause's word
+            if not any(own <= denied for denied in turns.denials(i)):
+                return turns.lines[i]
     return None
 
 

@@ -12,6 +12,7 @@ from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.dataset import sample_view
 from cmi_inspect.causal_locomo.selection import MemorySelection, placeholder
+from cmi_inspect.causal_locomo.view import blind_keys
 from cmi_inspect.errors import UserError
 from cmi_inspect.report.runs import strategy_calls
 from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Selection
@@ -132,7 +133,9 @@ def guard_against_non_causal_cmi(
 ) -> tuple[int, int]:
     """Run blind CMI's non_causal ablation (retriever plus evidence filter) and check that the
     guard, given each sample's candidates in rank order, drops exactly the ones it dropped, with
-    the same reason; the number of candidates compared, and of those dropped."""
+    the same reason, and besides them only memories that deny a history turn (CMI's filter
+    reads no negation), each of them labelled harmful; the number of candidates compared, and
+    of those dropped."""
     [log] = inspect_eval(
         causal_locomo(protocol="blind", data_file=str(data_file)),
         solver=memory_strategy(strategy="cmi", ablation="non_causal"),
@@ -153,9 +156,16 @@ def guard_against_non_causal_cmi(
         verdicts = guard.check(  # placeholders, as CMI's reasons name the other memory
             str(sample.input), {c.key: texts[c.key] for c in candidates}, view.past_sessions, placeholder
         )
+        bank = records[str(sample.id)].memory_bank
+        keys = blind_keys(str(sample.id), bank)
+        labels = {keys[m.memory_id]: m.label for m in bank}
         for c, v in zip(candidates, verdicts, strict=True):
             assert v.key == c.key
-            if c.reason.startswith("evidence risk"):
+            if v.denies is not None and not c.reason.startswith("evidence risk"):
+                assert not v.kept and (v.reason or "").startswith("denies the history"), sample.id
+                assert labels[c.key] == "harmful", (sample.id, v.denies)
+                dropped += 1
+            elif c.reason.startswith("evidence risk"):
                 assert v.reason == c.reason, sample.id
                 dropped += 1
             else:
@@ -321,3 +331,32 @@ def test_on_a_store_of_hundreds_it_drops_the_edits_and_keeps_every_true_memory()
         twin = f"t{key[1:]}"
         assert not verdicts[key].kept and set(verdicts[key].conflicts) == {twin}, key
         assert f"another version of the claim of {twin}" in str(verdicts[key].reason)
+
+
+FLIPPED = [
+    "Priya did not adopt a greyhound named Comet on 3 March 2022.",
+    "It is false that Priya adopted a greyhound named Comet on 3 March 2022.",
+    "Priya refused to adopt a greyhound named Comet on 3 March 2022.",
+    "It is not true that Priya adopted a greyhound named Comet.",
+    "Priya denied adopting a greyhound named Comet.",
+    "Jon declined to go hiking with his sister Ola at Mount Rainier.",
+    "It is untrue that Jon went hiking with Ola at Mount Rainier.",
+]
+
+
+@pytest.mark.parametrize("flipped", FLIPPED)
+@pytest.mark.parametrize("request_", ["What did Priya adopt, and where did Jon hike?", "Who did what?"])
+def test_a_copy_whose_meaning_is_flipped_is_dropped_and_the_true_ones_kept(flipped, request_):
+    sessions = [
+        Session("1:00 pm on 3 March, 2022", [("Priya", "We adopted a greyhound today! His name is Comet.")]),
+        Session("2:00 pm on 9 May, 2022", [("Jon", "I went hiking with my sister Ola at Mount Rainier.")]),
+    ]
+    true = {
+        "t1": "Priya adopted a greyhound named Comet on 3 March 2022.",
+        "t2": "Jon went hiking with his sister Ola at Mount Rainier.",
+    }
+    verdicts = MemoryGuard(embedder="hashing").check(request_, {**true, "f": flipped}, sessions)
+    kept = {v.key: v.kept for v in verdicts}
+    assert kept == {"t1": True, "t2": True, "f": False}
+    [dropped] = [v for v in verdicts if not v.kept]
+    assert dropped.denies and (dropped.reason or "").startswith(("denies the history", "evidence risk"))

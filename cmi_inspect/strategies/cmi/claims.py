@@ -23,6 +23,7 @@ inverted index of prefixes), and no pair that meets the threshold is missed.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 from collections import Counter, defaultdict
@@ -35,6 +36,10 @@ from cmi_inspect.strategies.cmi.evidence import META_WORDS, stated_dates, undate
 
 MARGIN = 1e-9
 """Relative slack on the prefix's bound, so that rounding never drops a pair at the threshold."""
+MAX_PARTNERS = 256
+"""The most later claims one claim is compared with (the nearest in the store's order that
+share one of its heaviest words), so that a store of many near-copies is checked in time
+linear in its size; a claim with more versions than this is compared with the nearest."""
 
 
 @dataclass(frozen=True)
@@ -89,7 +94,9 @@ def claim_conflicts(
     claims: Sequence[Claim], weight: Callable[[str], float], overlap: float
 ) -> dict[int, dict[int, float]]:
     """For each claim (by index), the others it conflicts with and the share of slot
-    weight they have in common; symmetric."""
+    weight they have in common; symmetric. Each claim is compared with the MAX_PARTNERS
+    nearest later claims sharing one of its heaviest words (and so with the earlier ones
+    that had it among theirs)."""
     weights = [{w: weight(w) for w in c.slot} for c in claims]
     mass = [sum(w.values()) for w in weights]
     pairs: Iterable[tuple[int, int]]
@@ -101,9 +108,7 @@ def claim_conflicts(
         for i, prefix in enumerate(prefixes):
             for word in prefix:
                 index[word].append(i)
-        pairs = sorted(
-            {(i, j) for i, prefix in enumerate(prefixes) for w in prefix for j in index[w] if j > i}
-        )
+        pairs = [(i, j) for i, prefix in enumerate(prefixes) for j in _next(i, prefix, index)]
     found: dict[int, dict[int, float]] = defaultdict(dict)
     for i, j in pairs:
         heavier = max(mass[i], mass[j])
@@ -112,6 +117,17 @@ def claim_conflicts(
         if share >= overlap and claims[i].other_value(claims[j]):
             found[i][j] = found[j][i] = share
     return found
+
+
+def _next(i: int, prefix: list[str], index: Mapping[str, list[int]]) -> list[int]:
+    """The claims after claim ``i`` that share one of its prefix's words, the nearest
+    MAX_PARTNERS of them: each word's list is read from ``i`` on and only that far."""
+    found: set[int] = set()
+    for word in prefix:
+        posting = index[word]
+        start = bisect.bisect_right(posting, i)
+        found.update(posting[start : start + MAX_PARTNERS])
+    return sorted(found)[:MAX_PARTNERS]
 
 
 def _prefix(weights: Mapping[str, float], mass: float, overlap: float) -> list[str]:

@@ -57,6 +57,18 @@ def test_prefix_filtering_finds_exactly_the_pairs_that_comparing_every_pair_find
     assert 0 < pairs and (overlap < 0.5 or pairs < 0.2 * len(claims) * (len(claims) - 1))
 
 
+def test_many_versions_of_one_claim_are_compared_with_the_nearest_only():
+    from cmi_inspect.strategies.cmi.claims import MAX_PARTNERS
+
+    days = [f"{d} {m} 2022" for m in ("March", "April", "May", "June") for d in range(1, 29)]
+    texts = [f"Priya adopted the greyhound Comet on {day}." for day in days] * 6  # 672 copies
+    claims = [Claim.of(t) for t in texts]
+    found = claim_conflicts(claims, rarity(Counter(), 0, claims), 0.5)
+    assert all(found.get(i) for i in range(len(claims)))  # every copy meets another date
+    assert max(map(len, found.values())) <= 2 * MAX_PARTNERS < len(claims) - 1
+    assert all(i not in found[i] for i in found) and all(i in found[j] for i in found for j in found[i])
+
+
 def conflict(a: str, b: str, overlap: float = 0.5) -> bool:
     claims = [Claim.of(a), Claim.of(b)]
     background = Counter({w: 1 for w in "priya jon ola adopt went hik".split()})  # common in the history

@@ -145,7 +145,7 @@ def test_an_empty_file_and_an_empty_family_list_say_what_is_wrong(tmp_path):
 
 @pytest.mark.slow  # builds the whole of XL from LoCoMo
 def test_xl_by_name(locomo_file):
-    dataset = causal_locomo_dataset(dataset="xl", task_families=["inferential_memory_qa"])
+    dataset = causal_locomo_dataset(dataset="xl", task_families=["temporal_memory_qa"])
     assert dataset.name == "causal_locomo_xl" and len(dataset) >= 1
 
 

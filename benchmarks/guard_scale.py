@@ -55,9 +55,11 @@ def store(
         for i in range(size):
             day = format_day(s.day + dt.timedelta(days=i))
             memories.append(PHRASINGS[0].format(day=day, speaker=t.speaker, text=t.text))
-    for phrasing in PHRASINGS * (size // (len(PHRASINGS) * len(turns)) + 1):
-        for s, t in turns:
-            memories.append(phrasing.format(day=format_day(s.day), speaker=t.speaker, text=t.text))
+    else:
+        for phrasing in PHRASINGS * (size // (len(PHRASINGS) * len(turns)) + 1):
+            for s, t in turns:
+                day = format_day(s.day)
+                memories.append(phrasing.format(day=day, speaker=t.speaker, text=t.text))
     sessions = [
         Session(s.date_time, [(t.speaker, t.text) for t in s.turns]) for s in conv.sessions.values()
     ]

@@ -217,10 +217,9 @@ class SaidTurns:
         turns = [t for s in sessions for t in session_turns(s.content)]
         self.lines = [f"{t.speaker}: {t.text}" for t in turns]
         self.text = [t.text for t in turns]
-        self.words = [frozenset(content_words(line)) for line in self.lines]
         self.speaker = [frozenset(content_words(t.speaker)) for t in turns]
         self._index: dict[str, list[int]] = defaultdict(list)
-        for i, words in enumerate(self.words):
+        for i, words in enumerate(frozenset(content_words(line)) for line in self.lines):
             for word in words:
                 self._index[word].append(i)
         self._denials: dict[int, list[frozenset[str]]] = {}

@@ -135,6 +135,7 @@ def build_xl(source: Path, out_dir: Path) -> dict[str, Any]:
     return manifest
 
 
+@cache
 def _code_digest() -> str:
     """The sha256 (12 digits) of the code XL is built by: the ``xl`` package and the modules
     it reads dates, text and records with, so that a cached build never outlives its code."""

@@ -180,7 +180,7 @@ def _said_back(text: str, listener: str, values: list[str]) -> str:
 
 
 def _cased(word: str, like: str) -> str:
-    return word[:1].upper() + word[1:] if like[:1].isupper() else word
+    return _capital(word) if like[:1].isupper() else word
 
 
 def _said_back_whole(made: Claimed, listener: str) -> bool:

@@ -131,10 +131,8 @@ def _poolable(kind: str, value: str) -> bool:
     return True
 
 
-_KIN = frozenset(
-    "dad mom mum mother father mama papa grandma grandpa granny grandmother grandfather "
-    "sister brother aunt uncle cousin son daughter wife husband".split()
-)
+_KIN = frozenset(p for p in LEXICON["person"] if p.islower())
+"""What the lexicon offers for a person that is no name ("mom", "sister", "friends")."""
 
 
 def _key(text: str) -> str:

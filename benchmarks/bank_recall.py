@@ -11,7 +11,7 @@ fewest content words shared with the question, ties at random) and a random memo
 bank, both seeded per example. A draw that leaks nothing leaves the first no better than
 the second. No model is called.
 
-    python benchmarks/bank_recall.py [--xl-version 3] [--limit N] [--sizes 8 32 128]
+    python benchmarks/bank_recall.py [--limit N] [--sizes 8 32 128]
         [--seed 0] [--dataset xl|release] [--data-file FILE]
 """
 
@@ -29,7 +29,7 @@ from pathlib import Path
 from cmi_inspect.causal_locomo.bank_size import DrawnBank, draw_bank
 from cmi_inspect.causal_locomo.data import ExampleRecord
 from cmi_inspect.causal_locomo.data_files import load_records
-from cmi_inspect.causal_locomo.dataset import XL_VERSIONS, dataset_path
+from cmi_inspect.causal_locomo.dataset import dataset_path
 from cmi_inspect.causal_locomo.measures import selection_metrics
 from cmi_inspect.text import content_words
 
@@ -145,16 +145,15 @@ def report(records: Sequence[ExampleRecord], sizes: Sequence[int], seed: int) ->
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--dataset", default="xl", help="xl (default) or release")
-    parser.add_argument("--xl-version", type=int, default=3, choices=XL_VERSIONS)
     parser.add_argument("--data-file", type=Path, help="a file in the release's schema instead")
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help="bank sizes")
     parser.add_argument("--seed", type=int, default=0, help="the pickers' seed")
     parser.add_argument("--limit", type=int, help="the data set's first N examples")
     args = parser.parse_args(argv)
-    path = args.data_file or dataset_path(args.dataset, args.xl_version)
+    path = args.data_file or dataset_path(args.dataset)
     records = load_records(path)[: args.limit]
     answerable = sum(1 for r in records if r.gold_memory_ids)
-    source = args.data_file or (f"XL v{args.xl_version}" if args.dataset == "xl" else path.name)
+    source = args.data_file or ("XL" if args.dataset == "xl" else path.name)
     print(f"{source}: {len(records)} examples, {answerable} answerable, seed {args.seed}")
     print(report(records, args.sizes, args.seed))
 

@@ -1,16 +1,18 @@
-"""Choose the memory guard's conflict thresholds on XL v2's development split (no model call).
+"""Choose the memory guard's conflict thresholds on XL's development conversations (no model
+call).
 
-For every example of a split, vector memory's picks on the blind view (top 3, e5, as ``-S
-guard=evidence`` would see them), then ``MemoryGuard`` over those picks at each setting of a
-grid of (cosine, word overlap) thresholds of the topic relation (``Conflicts(kind="topic")``,
-the guard's relation when this ran; ``TOPIC_CONFLICTS`` holds its choice); prints, per
-setting, useful F1 and poison adoption of the guarded picks against the unguarded ones. The
-rule, written before it ran: among the settings that lose at most 0.03 useful F1 against the
-unguarded picks, the one with the lowest poison adoption; ties to the higher F1, then to the
-setting nearest CMI's (0.88, 0.5). This reads labels, so it chooses on ``dev`` (``--split
-train`` shows the same grid on train) and never runs on ``test``.
+For every example of the given conversations, vector memory's picks on the blind view (top
+3, e5, as ``-S guard=evidence`` would see them), then ``MemoryGuard`` over those picks at
+each setting of a grid of (cosine, word overlap) thresholds of the topic relation
+(``Conflicts(kind="topic")``, the guard's relation when this ran; ``TOPIC_CONFLICTS``
+holds its choice); prints, per setting, useful F1 and poison adoption of the guarded picks
+against the unguarded ones. The rule, written before it ran: among the settings that lose at
+most 0.03 useful F1 against the unguarded picks, the one with the lowest poison adoption;
+ties to the higher F1, then to the setting nearest CMI's (0.88, 0.5). This reads labels, so
+it chooses on development conversations only (by default conv-26 and conv-50, the ones XL
+v2 kept for dev, where ``TOPIC_CONFLICTS`` was chosen on XL v2, now superseded: CHANGELOG).
 
-    python benchmarks/choose_guard.py [--split dev] [--limit N]
+    python benchmarks/choose_guard.py [--conversations conv-26,conv-50] [--limit N]
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from inspect_ai.model import get_model
 
 from cmi_inspect.causal_locomo.data import ExampleRecord
 from cmi_inspect.causal_locomo.data_files import load_records
-from cmi_inspect.causal_locomo.dataset import dataset_path, sample_view
+from cmi_inspect.causal_locomo.dataset import conversation_of, dataset_path, sample_view
 from cmi_inspect.causal_locomo.measures import selection_metrics
 from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.strategies.base import MemoryTask
@@ -60,9 +62,9 @@ class Example:
         )
 
 
-async def examples(split: str, limit: int | None) -> list[Example]:
-    xl2 = dataset_path("xl", xl_version=2)  # the thresholds were chosen on XL v2's dev split
-    records = [r for r in load_records(xl2) if r.split == split][:limit]
+async def examples(conversations: list[str], limit: int | None) -> list[Example]:
+    records = load_records(dataset_path("xl"))
+    records = [r for r in records if conversation_of(r.example_id) in conversations][:limit]
     vector, model = VectorMemory(top_k=3), get_model("mockllm/model")  # it calls no model
     out = []
     for record in records:
@@ -89,14 +91,15 @@ def mean(rows: list[dict[str, float]], key: str) -> float:
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", default="dev", choices=["train", "dev"])
-    parser.add_argument("--limit", type=int, help="the split's first N examples")
+    parser.add_argument("--conversations", default="conv-26,conv-50")
+    parser.add_argument("--limit", type=int, help="their first N examples")
     args = parser.parse_args()
-    found = await examples(args.split, args.limit)
+    found = await examples(args.conversations.split(","), args.limit)
     guard = MemoryGuard(conflicts=CMI_CONFLICTS)
     plain = [e.metrics(list(e.picks)) for e in found]
     f1, poison = mean(plain, "useful_f1"), mean(plain, "poison_adoption")
-    print(f"XL {args.split}, {len(found)} examples; vector memory unguarded: useful F1 {f1:.3f},")
+    print(f"XL {args.conversations}, {len(found)} examples; vector memory unguarded:")
+    print(f"useful F1 {f1:.3f},")
     print(f"poison adoption {poison:.3f}\n")
     print("| cosine | overlap | useful F1 | poison adoption | dropped per example |")
     print("| --- | --- | --- | --- | --- |")

@@ -12,7 +12,7 @@ read only here:
 - (e) harmful-useful pairs of a bank whose e5 cosine reaches ``conflict_similarity`` in
   one direction only, and those CMI's conflict relation pairs.
 
-    python benchmarks/evidence_audit.py [--dataset release|xl] [--xl-version 2|3] [--limit N]
+    python benchmarks/evidence_audit.py [--dataset release|xl] [--limit N]
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from cmi_inspect.strategies.cmi.evidence import MEMORY_WINDOW_RELEVANCE, BlindEv
 from cmi_inspect.strategies.cmi.proposal import proposal_scores
 
 
-async def audit(dataset: str, limit: int | None, relevance: float, xl_version: int) -> Counter[str]:
-    records = load_records(dataset_path(dataset, xl_version))[:limit]
+async def audit(dataset: str, limit: int | None, relevance: float) -> Counter[str]:
+    records = load_records(dataset_path(dataset))[:limit]
     embedder = make_embedder("e5")
     config = CMIConfig()
     counts: Counter[str] = Counter()
@@ -93,7 +93,6 @@ async def audit(dataset: str, limit: int | None, relevance: float, xl_version: i
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", default="release")
-    parser.add_argument("--xl-version", type=int, default=2, choices=(2, 3), help="XL's (2)")
     parser.add_argument("--limit", type=int)
     parser.add_argument(
         "--memory-relevance",
@@ -102,7 +101,7 @@ def main() -> None:
         help="the evidence's cut for windows retrieved by a memory's text (above 1: none kept)",
     )
     args = parser.parse_args()
-    counts = audit(args.dataset, args.limit, args.memory_relevance, args.xl_version)
+    counts = audit(args.dataset, args.limit, args.memory_relevance)
     for name, n in asyncio.run(counts).items():
         print(f"{name}: {n}")
 

@@ -8,7 +8,7 @@ judge) under ``paper`` and ``strict``. The guess is the gold answer on an answer
 (the case that can farm credit) and the adversarial answer, else another example's answer,
 on an unanswerable one.
 
-    python benchmarks/guess_disclaimer.py [--xl-version 4]
+    python benchmarks/guess_disclaimer.py
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections import defaultdict
 
 from cmi_inspect.causal_locomo.data import ExampleRecord
 from cmi_inspect.causal_locomo.data_files import load_records
-from cmi_inspect.causal_locomo.dataset import XL_VERSIONS, dataset_path
+from cmi_inspect.causal_locomo.dataset import dataset_path
 from cmi_inspect.causal_locomo.scorers import answer_score
 
 FORMS = (
@@ -69,10 +69,10 @@ async def abstain_vs_wrong(records: list[ExampleRecord], scoring: str) -> tuple[
     return abstain / len(answerable), wrong / len(answerable)
 
 
-async def report(xl_version: int) -> str:
-    records = load_records(dataset_path("xl", xl_version))
+async def report() -> str:
+    records = load_records(dataset_path("xl"))
     lines = [
-        f"XL v{xl_version}, {len(records)} examples, {len(FORMS)} wordings each",
+        f"XL, {len(records)} examples, {len(FORMS)} wordings each",
         "",
         "| scoring | family | guess + disclaimer scored a success |",
         "|---|---|---|",
@@ -89,9 +89,8 @@ async def report(xl_version: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--xl-version", type=int, default=XL_VERSIONS[0], choices=XL_VERSIONS)
-    args = parser.parse_args(argv)
-    print(asyncio.run(report(args.xl_version)))
+    parser.parse_args(argv)
+    print(asyncio.run(report()))
     return 0
 
 

@@ -13,7 +13,7 @@ and the "speaker and latest version" rule (``relational_audit.speaker_latest_ran
 BM25 over the memories of the speaker the question names, less those a later near-twin
 by the same speaker supersedes). No model is called.
 
-    python benchmarks/surface_baseline.py [--dataset xl] [--xl-version 4] [--bank-size 8]
+    python benchmarks/surface_baseline.py [--dataset xl] [--bank-size 8]
         [--k 1 3] [--limit N]
 """
 
@@ -29,7 +29,7 @@ import numpy as np
 from cmi_inspect.causal_locomo.bank_size import smaller_bank
 from cmi_inspect.causal_locomo.data import ExampleRecord
 from cmi_inspect.causal_locomo.data_files import load_records
-from cmi_inspect.causal_locomo.dataset import XL_VERSIONS, dataset_path
+from cmi_inspect.causal_locomo.dataset import dataset_path
 from cmi_inspect.causal_locomo.form_audit import form_items, surface_scores
 from cmi_inspect.causal_locomo.measures import selection_metrics
 from cmi_inspect.causal_locomo.relational_audit import (
@@ -92,14 +92,11 @@ def _surface_rankings(records: Sequence[ExampleRecord]) -> dict[str, list[str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset", default="xl", help="xl (default) or release")
-    parser.add_argument(
-        "--xl-version", type=int, default=XL_VERSIONS[0], help="XL's version: 4 (default), 3 or 2"
-    )
     parser.add_argument("--bank-size", type=int, help="draw each bank down to N memories")
     parser.add_argument("--k", type=int, nargs="+", default=[1, 3], help="memories kept")
     parser.add_argument("--limit", type=int, help="the data set's first N examples")
     args = parser.parse_args()
-    records = load_records(dataset_path(args.dataset, args.xl_version))[: args.limit]
+    records = load_records(dataset_path(args.dataset))[: args.limit]
     if args.bank_size:
         records = [smaller_bank(r, args.bank_size) for r in records]
     surface = _surface_rankings(records)

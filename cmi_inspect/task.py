@@ -61,7 +61,6 @@ def causal_locomo(
     strategy: str | None = None,
     strategy_args: dict[str, Any] | None = None,
     bank_size: int | None = None,
-    xl_version: int = 4,
 ) -> Task:
     """The Causal-LoCoMo benchmark: memory selection on LoCoMo conversations.
 
@@ -82,17 +81,16 @@ def causal_locomo(
             ``blind`` and on XL) never counts an answer that hedges across several values of the
             kind asked for (dates, numbers, names), or that denies the expected answer it
             names ("It was not 7 May 2023"), as a success.
-        split: ``train``, ``dev`` or ``test``: XL's splits by LoCoMo conversation (no
-            conversation in two; v3 keeps v2's); the release has none. Choose settings on
-            train and dev only.
+        split: ``train``, ``dev`` or ``test``, for a data file whose examples name a split;
+            XL has none (anything learned on it is cross-fitted by conversation) and
+            neither has the release.
         strategy: A strategy to run as the task's own strategy solver (``cmi-inspect run``
             lists them): the run is named after it and refused before it starts for what
             the protocol hides; none: ``--solver``'s, else ``no_memory``.
         strategy_args: The strategy's ``-S`` arguments, ``guard`` and ``isolate`` included.
-        bank_size: Draw each bank down to this many memories: every useful and harmful one
-            and the others closest to the request (docs/xl.md, "Bank size"); XL v3's bank
-            is otherwise its conversation's whole store.
-        xl_version: 4 (the default), 3 or 2, with ``dataset=xl``.
+        bank_size: Draw each bank down to this many memories, BM25's top N, label-blind
+            (docs/xl.md, "Bank size"); XL's bank is otherwise its conversation's whole
+            store.
     """
     if isinstance(task_families, str):
         task_families = [f.strip() for f in task_families.split(",") if f.strip()]
@@ -113,7 +111,6 @@ def causal_locomo(
         dataset,
         split,
         bank_size,
-        xl_version,
     )
     view = SampleView.model_validate(samples[0].metadata)
     digest = view.data_sha256
@@ -123,7 +120,6 @@ def causal_locomo(
         "dataset": dataset,
         "data_file": data_file,
         "bank_size": bank_size,
-        "xl_version": xl_version,
     }
     return Task(
         dataset=samples,

@@ -165,95 +165,33 @@ def synthetic_records():
 
 
 @pytest.fixture(scope="session")
-def mini_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    """XL built from the LoCoMo-format fixture: its folder and manifest."""
+def mini_build(tmp_path_factory: pytest.TempPathFactory, mini_verdicts: Path) -> tuple[Path, dict[str, Any]]:
+    """XL built from the LoCoMo-format fixture and its scripted verdicts, every example
+    inline too: its folder and manifest."""
     from cmi_inspect.xl import build_xl
 
     out = tmp_path_factory.mktemp("xl-mini")
-    return out, build_xl(LOCOMO_MINI, out)
+    return out, build_xl(LOCOMO_MINI, out, inline=True, verdicts=mini_verdicts)
 
 
 @pytest.fixture(scope="session")
-def mini_lines(mini_build) -> list[dict[str, Any]]:
-    """The fixture's XL records as the JSON objects of their lines."""
-    from cmi_inspect.xl import XL_FILE
+def mini_records(mini_build):
+    """The fixture's XL examples, expanded into the release's schema."""
+    from cmi_inspect.causal_locomo.data_files import load_records
+    from cmi_inspect.xl import STORE_FILE
 
     out, _ = mini_build
-    return [json.loads(line) for line in (out / XL_FILE).read_text().splitlines()]
-
-
-@pytest.fixture(scope="session")
-def mini3_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    """XL v3 built from the LoCoMo-format fixture, every bank inline too: folder, manifest."""
-    from cmi_inspect.xl import build_xl3
-
-    out = tmp_path_factory.mktemp("xl3-mini")
-    return out, build_xl3(LOCOMO_MINI, out, inline=True)
-
-
-@pytest.fixture(scope="session")
-def mini3_records(mini3_build):
-    """The fixture's XL v3 examples, expanded into the release's schema."""
-    from cmi_inspect.causal_locomo.data_files import load_records
-    from cmi_inspect.xl.v3.params import STORE_FILE
-
-    out, _ = mini3_build
     return load_records(out / STORE_FILE)
 
 
 @pytest.fixture(scope="session")
-def real3_build(tmp_path_factory: pytest.TempPathFactory, locomo_file: Path) -> tuple[Path, dict[str, Any]]:
-    """XL v3 built from the real LoCoMo (slow tests only): its folder and manifest."""
-    from cmi_inspect.xl import build_xl3
+def real_build(tmp_path_factory: pytest.TempPathFactory, locomo_file: Path) -> tuple[Path, dict[str, Any]]:
+    """XL built from the real LoCoMo and the shipped verdict file, every example inline
+    too: its folder and manifest."""
+    from cmi_inspect.xl import build_xl
 
-    out = tmp_path_factory.mktemp("xl3-real")
-    return out, build_xl3(locomo_file, out)
-
-
-@pytest.fixture(scope="session")
-def real3_records(real3_build):
-    from cmi_inspect.causal_locomo.data_files import load_records
-    from cmi_inspect.xl.v3.params import STORE_FILE
-
-    out, _ = real3_build
-    return load_records(out / STORE_FILE)
-
-
-@pytest.fixture(scope="session")
-def mini4_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    """XL v4 built from the LoCoMo-format fixture, every bank inline too: folder, manifest."""
-    from cmi_inspect.xl import build_xl4
-
-    out = tmp_path_factory.mktemp("xl4-mini")
-    return out, build_xl4(LOCOMO_MINI, out, inline=True)
-
-
-@pytest.fixture(scope="session")
-def mini4_records(mini4_build):
-    """The fixture's XL v4 examples, expanded into the release's schema."""
-    from cmi_inspect.causal_locomo.data_files import load_records
-    from cmi_inspect.xl.v4.params import STORE_FILE
-
-    out, _ = mini4_build
-    return load_records(out / STORE_FILE)
-
-
-@pytest.fixture(scope="session")
-def real4_build(tmp_path_factory: pytest.TempPathFactory, locomo_file: Path) -> tuple[Path, dict[str, Any]]:
-    """XL v4 built from the real LoCoMo (slow tests only): its folder and manifest."""
-    from cmi_inspect.xl import build_xl4
-
-    out = tmp_path_factory.mktemp("xl4-real")
-    return out, build_xl4(locomo_file, out)
-
-
-@pytest.fixture(scope="session")
-def real4_records(real4_build):
-    from cmi_inspect.causal_locomo.data_files import load_records
-    from cmi_inspect.xl.v4.params import STORE_FILE
-
-    out, _ = real4_build
-    return load_records(out / STORE_FILE)
+    out = tmp_path_factory.mktemp("xl-real")
+    return out, build_xl(locomo_file, out, inline=True)
 
 
 @pytest.fixture(scope="session")
@@ -262,30 +200,6 @@ def mini_conversations():
     from cmi_inspect.xl.locomo import load_locomo
 
     return {conv.sample_id: conv for conv in load_locomo(LOCOMO_MINI)}
-
-
-@pytest.fixture(scope="session")
-def mini3_contexts():
-    """Each answerable QA item of the fixture as XL v3 reads it (the whole conversation as
-    its history), by id."""
-    from dataclasses import replace
-
-    from cmi_inspect.xl.locomo import example_contexts, load_locomo
-
-    return {
-        i: replace(ctx, past=list(conv.sessions.values()))
-        for conv in load_locomo(LOCOMO_MINI)
-        for i, ctx, _ in example_contexts(conv)
-        if ctx
-    }
-
-
-@pytest.fixture(scope="session")
-def mini_contexts():
-    """Each answerable QA item of the fixture as the context its generators read, by id."""
-    from cmi_inspect.xl.locomo import example_contexts, load_locomo
-
-    return {i: ctx for conv in load_locomo(LOCOMO_MINI) for i, ctx, _ in example_contexts(conv) if ctx}
 
 
 def memory_task_for(record, protocol: str = "paper", model: Model | None = None, score_answer=None):
@@ -486,3 +400,55 @@ def needs_extra(load: Callable[[], object]) -> pytest.MarkDecorator:
     that names the install command (``extra_missing``)."""
     missing = extra_missing(load)
     return pytest.mark.skipif(bool(missing), reason=missing or "installed")
+
+
+# XL v5: the LoCoMo-format fixture read by scripted readers
+def scripted_row(item: dict[str, Any], reader: str) -> dict[str, Any]:
+    """A reader's step-two row: candidates misleading to both readers when the turn comes
+    from a question of the same form in session 1 or 2, to the first deciding reader alone otherwise;
+    useful decoys state the gold; random decoys and wrong-person turns give nothing."""
+    row = {"item": item["item"], "event": "another", "turn_supports_gold": False,
+           "evidence_supports_gold": "yes", "answerable": None}  # fmt: skip
+    if item["kind"] == "candidate":
+        early = item["dia_id"].split(":")[0] in ("D1", "D2")
+        from cmi_inspect.xl.verdicts import READERS
+
+        row["verdict"] = "wrong" if early or reader == READERS[0] else "none"
+    elif item["kind"] == "useful":
+        row |= {"verdict": "gold", "turn_supports_gold": True}
+    else:
+        row |= {"verdict": "none", "event": "unrelated"}
+        if item["kind"] == "unanswerable":
+            row["answerable"] = False
+    return row
+
+
+def read_by_script(folder: Path) -> None:
+    """Every batch's step-two rows, for the deciding readers and the replaced ones."""
+    items = [json.loads(line) for line in (folder / "items.jsonl").read_text().splitlines()]
+    from cmi_inspect.xl.verdicts import READERS, REPLACED
+
+    for reader in (*READERS, *REPLACED):
+        for batch in sorted({r["batch"] for r in items}):
+            rows = [scripted_row(r, reader) for r in items if r["batch"] == batch]
+            path = folder / f"batch-{batch:02d}.{reader}.verdicts.jsonl"
+            path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+@pytest.fixture(scope="session")
+def mini_verdicts(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A verdict file of the fixture, read by script (no adjudication)."""
+    from cmi_inspect.xl import reading
+    from cmi_inspect.xl.locomo import load_locomo
+    from cmi_inspect.xl.verdicts import collect
+
+    folder = tmp_path_factory.mktemp("reading")
+    convs = {c.sample_id: c for c in load_locomo(Path(LOCOMO_MINI))}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(reading, "_convs", lambda: convs)
+        patch.setattr(reading, "BATCHES", 2)
+        reading.write_sheets(folder)
+    read_by_script(folder)
+    out = folder / "verdicts.json"
+    collect(folder, out, Path(LOCOMO_MINI))
+    return out

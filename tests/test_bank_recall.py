@@ -12,10 +12,10 @@ def _rows(printed: str) -> dict[str, list[float]]:
     return {cells[0]: [float(c) for c in cells[1:]] for cells in (line.strip("| ").split(" | ") for line in lines)}
 
 
-def test_a_stored_xl_file_gives_a_line_a_size_and_keeps_every_label_whole(mini3_build, capsys):
-    from cmi_inspect.xl.v3.params import STORE_FILE
+def test_a_stored_xl_file_gives_a_line_a_size_and_keeps_every_label_whole(mini_build, capsys):
+    from cmi_inspect.xl import STORE_FILE
 
-    main(["--data-file", str(mini3_build[0] / STORE_FILE), "--sizes", "4", "16", "--limit", "12"])
+    main(["--data-file", str(mini_build[0] / STORE_FILE), "--sizes", "4", "16", "--limit", "12"])
     printed = capsys.readouterr().out
     assert printed.splitlines()[0].endswith(": 12 examples, 11 answerable, seed 0")
     rows = _rows(printed)

@@ -90,27 +90,29 @@ def test_build_xl_into_an_unwritable_folder_stops_before_building(tmp_path, caps
 
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    monkeypatch.setitem(xl.BUILDERS, 4, lambda *a, **k: pytest.fail("built before checking the folder"))
+    monkeypatch.setattr(xl, "build_xl", lambda *a, **k: pytest.fail("built before checking the folder"))
     assert main(["build-xl", str(blocker / "xl")]) == 2
     assert "Cannot write the XL build" in capsys.readouterr().err
 
 
-def test_build_xl_writes_v4_and_on_request_every_bank_inline_then_audits_its_form(tmp_path, capsys, monkeypatch):
+def test_build_xl_writes_it_and_on_request_every_bank_inline_then_audits_its_form(
+    tmp_path, capsys, monkeypatch, mini_verdicts
+):
     import json
 
     from cmi_inspect import xl
+    from cmi_inspect.xl import assemble
 
     monkeypatch.setattr(xl, "locomo_path", lambda: LOCOMO_MINI)
+    monkeypatch.setattr(assemble, "VERDICTS", mini_verdicts)
     assert main(["build-xl", str(tmp_path / "xl"), "--inline-banks"]) == 0
     manifest = json.loads(capsys.readouterr().out)
-    assert manifest["builder_version"] == "xl-4" and "inline_sha256" in manifest
+    assert manifest["builder_version"] == "xl-5" and "inline_sha256" in manifest
     assert {p.name for p in (tmp_path / "xl").iterdir()} == {
         "causal_locomo_xl.jsonl",
         "causal_locomo_xl_inline.jsonl",
         "manifest.json",
     }
-    assert main(["build-xl", str(tmp_path / "v2"), "--xl-version", "2", "--inline-banks"]) == 2
-    assert "--inline-banks is v3's and v4's" in capsys.readouterr().err
     stored = str(tmp_path / "xl" / "causal_locomo_xl.jsonl")
     assert main(["audit", "--data-file", stored, "--form"]) == 0
     table = capsys.readouterr().out

@@ -451,11 +451,12 @@ def test_the_checkouts_task_file_takes_the_tasks_parameters():
     assert inspect.signature(checkout.causal_locomo) == inspect.signature(causal_locomo)
 
 
-def test_xl_scores_strictly_by_default_under_either_protocol(tmp_path, monkeypatch):
-    from cmi_inspect.xl import build
+def test_xl_scores_strictly_by_default_under_either_protocol(tmp_path, monkeypatch, mini_verdicts):
+    from cmi_inspect.xl import assemble
 
     monkeypatch.setenv("CMI_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(build, "locomo_path", lambda: LOCOMO_MINI)
+    monkeypatch.setattr(assemble, "locomo_path", lambda: LOCOMO_MINI)
+    monkeypatch.setattr(assemble, "VERDICTS", mini_verdicts)
     xl = causal_locomo(dataset="xl", protocol="paper")
     assert (xl.metadata or {})["scoring"] == "strict"  # a guess beside a disclaimer is no success
     release = causal_locomo(data_file=str(SYNTHETIC), protocol="paper")

@@ -73,6 +73,11 @@ class MemoryRecord(_Lenient):
     type: str | None = None
     attack_kind: str | None = None
     """How a harmful memory misleads (XL records it; the release has our annotation)."""
+    speaker: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    said_on: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Who said the turn a memory is, and the day of its session (``7 May 2023``): XL's
+    memories are a conversation's turns verbatim, so these travel as fields, shown under
+    every protocol (neither is a label)."""
 
 
 class PastSession(_Lenient):

@@ -41,9 +41,6 @@ from cmi_inspect.errors import UserError, choose
 
 DATASETS = ("release", "xl")
 """``release``: the paper's 87 examples; ``xl``: Causal-LoCoMo-XL, built from LoCoMo."""
-XL_VERSIONS = (4, 3, 2)
-"""Causal-LoCoMo-XL's versions (``-T xl_version``): 4, the default, and 3 and 2, kept so
-that earlier figures can be reproduced (docs/xl.md)."""
 
 
 class CausalLocomoMetadata(BaseModel, frozen=True):
@@ -91,7 +88,7 @@ class SampleView(BaseModel, frozen=True):
     the scorers draw the same (left out when the bank is whole)."""
 
 
-EXAMPLE_ID = re.compile(r"(?P<conversation>.+)_qa_\d+")
+EXAMPLE_ID = re.compile(r"(?P<conversation>.+?)_(?:qa_\d+|x[0-9a-f]{8})")
 """How the release and XL name an example: its LoCoMo conversation, ``_qa_``, its index."""
 
 
@@ -245,14 +242,12 @@ def in_split(records: list[ExampleRecord], split: str, source: str) -> list[Exam
     return [r for r in records if r.split == split]
 
 
-def dataset_path(dataset: str, xl_version: int = XL_VERSIONS[0]) -> Path:
-    """The verified data file of a named dataset (built or downloaded on first use); for
-    XL, of its version ``xl_version``."""
+def dataset_path(dataset: str) -> Path:
+    """The verified data file of a named dataset (built or downloaded on first use)."""
     if choose("dataset", dataset, DATASETS) == "xl":
         from cmi_inspect.xl import xl_path
 
-        version = choose("xl_version", str(xl_version), [str(v) for v in XL_VERSIONS])
-        return xl_path(int(version))
+        return xl_path()
     return causal_locomo_path()
 
 
@@ -263,7 +258,6 @@ def causal_locomo_dataset(
     dataset: str = "release",
     split: str | None = None,
     bank_size: int | None = None,
-    xl_version: int = XL_VERSIONS[0],
 ) -> MemoryDataset:
     """The benchmark (or a file in its schema), optionally restricted to some families and
     to one split (``train``, ``dev`` or ``test``: XL's, by conversation), each bank drawn
@@ -281,7 +275,7 @@ def causal_locomo_dataset(
             raise UserError(
                 f"Unknown task families {unknown}; choose from {', '.join(TASK_FAMILIES)}."
             )
-    path = user_path(data_file) if data_file else dataset_path(dataset, xl_version)
+    path = user_path(data_file) if data_file else dataset_path(dataset)
     if not path.is_file():
         raise DataError(f"No such data file: {path}.")
     digest = sha256_of(path)

@@ -15,8 +15,6 @@ from typing import Any
 
 from inspect_ai.log import EvalPlan, EvalSpec
 
-from cmi_inspect.causal_locomo.dataset import XL_VERSIONS
-
 TASK_NAME = "causal_locomo"
 
 
@@ -58,15 +56,13 @@ def strategy_label(plan: EvalPlan) -> str:
 
 
 def data_tags(task_args: dict[str, Any]) -> list[str]:
-    """What a run read, beyond the release: ``dataset=xl`` (with ``xl_version=N`` when not
-    the default) or ``data_file``, and ``bank_size=N`` when banks were drawn down."""
+    """What a run read, beyond the release: ``dataset=xl`` or ``data_file``, and
+    ``bank_size=N`` when banks were drawn down."""
     tags = []
     if task_args.get("data_file"):
         tags.append("data_file")
     elif task_args.get("dataset", "release") != "release":
         tags.append(f"dataset={task_args['dataset']}")
-        if str(task_args.get("xl_version", XL_VERSIONS[0])) != str(XL_VERSIONS[0]):
-            tags.append(f"xl_version={task_args['xl_version']}")
     if task_args.get("bank_size"):
         tags.append(f"bank_size={task_args['bank_size']}")
     return tags

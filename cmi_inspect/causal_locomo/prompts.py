@@ -25,9 +25,16 @@ def history_prompt(request: str, history: str) -> str:
     )
 
 
-def memory_line(key: str, content: str, scope: str | None = None, label: str | None = None) -> str:
-    """One memory as a line of a prompt: its key, its text, and the paper's scope and label."""
-    text = f"[{key}] {content}"
+def memory_line(
+    key: str,
+    content: str,
+    scope: str | None = None,
+    label: str | None = None,
+    said: str | None = None,
+) -> str:
+    """One memory as a line of a prompt: its key, who said it and when (a turn's), its
+    text, and the paper's scope and label."""
+    text = f"[{key}] ({said}) {content}" if said else f"[{key}] {content}"
     if scope:
         text += f" [scope: {scope}]"
     if label:

@@ -28,10 +28,18 @@ class Memory:
     timestamp: int
     scope: str | None = None
     label: str | None = None
+    said: str | None = None
+    """Who said it and when (``Caroline, 8 May 2023``), for a memory that is a turn (XL)."""
 
     def line(self) -> str:
         """The memory as one line of a prompt."""
-        return memory_line(self.key, self.content, self.scope, self.label)
+        return memory_line(self.key, self.content, self.scope, self.label, self.said)
+
+
+def said(memory: MemoryRecord) -> str | None:
+    """A turn's speaker and day as its prompt line shows them, when the memory has them."""
+    parts = [p for p in (memory.speaker, memory.said_on) if p]
+    return ", ".join(parts) or None
 
 
 def blind_keys(example_id: str, bank: Sequence[MemoryRecord]) -> dict[str, str]:
@@ -61,11 +69,19 @@ def memory_view(
     own date (``blinding.blind_timestamps``).
     """
     if not PROTOCOLS[protocol].label_free:
-        return [Memory(m.memory_id, m.content, m.timestamp, m.scope, m.label) for m in bank]
+        return [
+            Memory(m.memory_id, m.content, m.timestamp, m.scope, m.label, said(m)) for m in bank
+        ]
     keys = blind_keys(example_id, bank)
     dates = blind_timestamps(example_id, bank, session_timestamps, keep_dates)
     view = [
-        Memory(keys[m.memory_id], strip_answer_suffix(m.content), dates[m.memory_id]) for m in bank
+        Memory(
+            keys[m.memory_id],
+            strip_answer_suffix(m.content),
+            dates[m.memory_id],
+            said=said(m),
+        )
+        for m in bank
     ]
     return sorted(view, key=lambda m: int(m.key[1:]))
 

@@ -7,17 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cmi_inspect.causal_locomo.dataset import XL_VERSIONS
-
 NAME = "audit"
 HELP = "how well surface artefacts give labels away"
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", default="release", help="release (default) or xl")
-    parser.add_argument(
-        "--xl-version", type=int, default=XL_VERSIONS[0], help="XL's version: 4 (default), 3 or 2"
-    )
     parser.add_argument("--data-file", help="a JSONL file in the release's schema instead")
     parser.add_argument("--protocol", default="blind", help="the view: blind (default) or paper")
     parser.add_argument("--json", action="store_true", help="print the AUCs as one JSON object")
@@ -30,6 +25,11 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--bank-size", type=int, help="draw each bank down to N memories, as -T bank_size does"
+    )
+    parser.add_argument(
+        "--no-e5",
+        action="store_true",
+        help="XL v5: leave out the e5 rows (e5 embeds every turn once, minutes on two cores)",
     )
     parser.add_argument(
         "--conflicts",
@@ -47,10 +47,18 @@ def run(args: argparse.Namespace) -> int:
 
     protocol = named_protocol(args.protocol).name
     size = check_bank_size(args.bank_size)
-    path = Path(args.data_file) if args.data_file else dataset_path(args.dataset, args.xl_version)
+    path = Path(args.data_file) if args.data_file else dataset_path(args.dataset)
     records = load_records(path)
     if size:
         records = [smaller_bank(r, size) for r in records]
+    if not args.form and not size and _is_v5(records):
+        from cmi_inspect.xl.audit import audit_table, xl_audit
+        from cmi_inspect.xl.locomo import load_locomo, locomo_path
+
+        convs = {c.sample_id: c for c in load_locomo(locomo_path())}
+        xl = xl_audit(records, convs, e5=not args.no_e5)
+        print(json.dumps(xl) if args.json else audit_table(xl, f"{path.name}: XL v5 audit"))
+        return 0
     if args.form:
         from cmi_inspect.causal_locomo.form_audit import form_audit, form_items
         from cmi_inspect.causal_locomo.relational_audit import (
@@ -85,3 +93,10 @@ def run(args: argparse.Namespace) -> int:
         text += "\n" + conflict_table(result["conflicts"])
     print(json.dumps(result) if args.json else text)
     return 0
+
+
+def _is_v5(records: list[Any]) -> bool:
+    """The records are XL v5's (its metadata names each example's group)."""
+    return bool(records) and all(
+        "group" in (r.model_extra or {}).get("metadata", {}) for r in records
+    )

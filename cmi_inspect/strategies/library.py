@@ -157,7 +157,7 @@ class LibraryMemory(MemoryStrategy):
 def line(memory: Memory, text: str) -> str:
     """What the library returned, as a prompt line under the memory's key (and, under the
     paper protocol, its scope and label)."""
-    return memory_line(memory.key, text, memory.scope, memory.label)
+    return memory_line(memory.key, text, memory.scope, memory.label, memory.said)
 
 
 def first_picks(found: Iterable[tuple[str, float]]) -> list[Pick]:

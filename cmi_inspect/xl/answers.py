@@ -1,9 +1,8 @@
-"""A LoCoMo answer as XL reads it: its stems and parts, its aliases, and the false values
+"""A LoCoMo answer as XL reads it: its stems, its aliases, and the other answers
 that would read as it."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -15,24 +14,6 @@ from cmi_inspect.text import XL_STEMS, content_words, tokens
 def stems(text: str) -> frozenset[str]:
     """The text's content words as XL compares them (``text.XL_STEMS``)."""
     return frozenset(content_words(text, XL_STEMS))
-
-
-def answer_items(answer: str) -> list[str]:
-    """The parts of a list answer (``a, b and c``) without leading articles, or the answer."""
-    parts = [
-        re.sub(r"^(?:a|an|the)\s+", "", p.strip(" .;:'\""), flags=re.IGNORECASE)
-        for p in re.split(r",|;|\band\b", answer)
-    ]
-    return [p for p in parts if stems(p)] or [answer]
-
-
-def answer_pattern(text: str, answer: str) -> re.Pattern[str] | None:
-    """A pattern for the answer, or its longest item, as written in the text."""
-    for item in sorted({answer.strip(" ."), *answer_items(answer)}, key=lambda i: (-len(i), i)):
-        pattern = re.compile(rf"(?<!\w){re.escape(item)}(?!\w)", re.IGNORECASE)
-        if len(item) >= 3 and pattern.search(text):
-            return pattern
-    return None
 
 
 def answer_aliases(answer: str) -> list[str]:

@@ -40,12 +40,12 @@ def test_a_sample_carries_its_view_and_nothing_else(sealed):
     assert paper is not None and "protocol" in sealed.changed(paper, [""])  # the protocol is the task's
 
 
-def test_a_stored_files_key_expands_its_example_and_draws_the_runs_bank(mini3_build, mini3_records):
-    from cmi_inspect.xl.v3.params import STORE_FILE
+def test_a_stored_files_key_expands_its_example_and_draws_the_runs_bank(mini_build, mini_records):
+    from cmi_inspect.xl import STORE_FILE
 
-    out, _ = mini3_build
+    out, _ = mini_build
     path = str(out / STORE_FILE)
-    record = mini3_records[0]
+    record = mini_records[0]
     whole = sealed_example(path, sha256_of(out / STORE_FILE), record.example_id, "blind")
     assert whole.record.model_dump() == record.model_dump()
     assert whole.digest == hashlib.sha256(record.model_dump_json().encode()).hexdigest()

@@ -98,9 +98,9 @@ def test_the_draw_is_deterministic_and_keeps_the_banks_order_whatever_it_is():
     assert _ids(drawn) == [i for i in _ids(reversed_bank) if i in set(_ids(drawn))]
 
 
-def test_an_xl_banks_draw_is_its_top_n_and_counts_what_it_left_out(mini3_records):
+def test_an_xl_banks_draw_is_its_top_n_and_counts_what_it_left_out(mini_records):
     lost_useful = 0
-    for record in mini3_records:
+    for record in mini_records:
         drawn = draw_bank(record, 8)
         kept = set(_ids(drawn.record))
         assert kept == set(ranked_ids(record)[:8]) and len(kept) == 8

@@ -252,10 +252,3 @@ def test_audit_form_prints_and_returns_the_relational_tables(tmp_path, capsys):
     assert main(["audit", "--data-file", str(path), "--form", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)["relational"]
     assert set(result["features"]) == set(RELATIONAL_FEATURES) and set(result["trees"]) == {"all", "text", "relational"}
-
-
-def test_audit_passes_any_xl_version_to_the_loader_which_names_those_it_has(capsys):
-    from cmi_inspect.cli import main
-
-    assert main(["audit", "--dataset", "xl", "--xl-version", "9", "--form"]) == 2
-    assert "Unknown xl_version '9'" in capsys.readouterr().err

@@ -42,15 +42,14 @@ def test_the_tags_name_the_strategy_protocol_data_and_arguments_set():
     assert run_tags("no_memory", {}, {"data_file": "mine.jsonl"}) == ["no_memory", "protocol=paper", "data_file"]
 
 
-def test_a_run_on_drawn_banks_or_on_xl_v2_says_so_in_its_tags_and_name():
+def test_a_run_on_drawn_banks_says_so_in_its_tags_and_name():
     from cmi_inspect.causal_locomo.log_tags import run_tags
 
-    v4 = {"protocol": "blind", "dataset": "xl", "xl_version": 4, "bank_size": None}
-    assert run_tags("cmi", {}, v4) == ["cmi", "protocol=blind", "dataset=xl"]
-    assert run_tags("cmi", {}, {**v4, "xl_version": 3}) == ["cmi", "protocol=blind", "dataset=xl", "xl_version=3"]
-    drawn = {**v4, "xl_version": "2", "bank_size": 8}  # -T values as the command line gives them
-    assert run_tags("cmi", {}, drawn) == ["cmi", "protocol=blind", "dataset=xl", "xl_version=2", "bank_size=8"]
-    assert run_name("cmi", {}, drawn) == "causal_locomo: cmi (blind, xl, xl_version=2, bank_size=8)"
+    xl = {"protocol": "blind", "dataset": "xl", "bank_size": None}
+    assert run_tags("cmi", {}, xl) == ["cmi", "protocol=blind", "dataset=xl"]
+    drawn = {**xl, "bank_size": "8"}  # -T values as the command line gives them
+    assert run_tags("cmi", {}, drawn) == ["cmi", "protocol=blind", "dataset=xl", "bank_size=8"]
+    assert run_name("cmi", {}, drawn) == "causal_locomo: cmi (blind, xl, bank_size=8)"
     assert run_name("cmi", {}, {"protocol": "paper", "data_file": "mine.jsonl", "bank_size": 8}) == (
         "causal_locomo: cmi (paper, bank_size=8)"
     )

@@ -336,10 +336,10 @@ def test_a_data_file_changed_during_the_run_fails_every_sample(tmp_path):
     assert all("data.jsonl changed during the run" in (s.error.message if s.error else "") for s in samples_of(log))
 
 
-def test_a_stored_file_is_scored_on_the_bank_the_run_drew(tmp_path, mini3_build):
-    from cmi_inspect.xl.v3.params import STORE_FILE
+def test_a_stored_file_is_scored_on_the_bank_the_run_drew(tmp_path, mini_build):
+    from cmi_inspect.xl import STORE_FILE
 
-    path = str(mini3_build[0] / STORE_FILE)
+    path = str(mini_build[0] / STORE_FILE)
     log = run(vector_memory(embedder="hashing"), tmp_path=tmp_path, data_file=path, protocol="blind",
               bank_size=8, task_families="unanswerable_memory_qa,factual_memory_qa")  # fmt: skip
     scored = samples_of(log)

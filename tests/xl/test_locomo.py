@@ -8,8 +8,7 @@ import shutil
 import pytest
 from cmi_inspect.causal_locomo.data import PAPER_FAMILIES, DataError
 from cmi_inspect.xl import LOCOMO_PATH, locomo_path
-from cmi_inspect.xl.locomo import load_locomo, normalise_evidence
-from cmi_inspect.xl.params import FAMILY_BY_CATEGORY
+from cmi_inspect.xl.locomo import FAMILY_BY_CATEGORY, load_locomo, normalise_evidence
 
 from conftest import LOCOMO_MINI
 
@@ -46,9 +45,7 @@ def test_conversations_keep_sessions_turns_and_names():
     assert str(conv.sessions[2].day) == "2023-04-19"
     bowl = conv.turn("D1:3")
     assert bowl is not None and bowl.text.startswith("Yesterday I made my first bowl")
-    assert conv.turn("D9:1") is None and conv.listener("Tomas") == "Priya"
-    assert {"Lisbon", "Madrid", "Porto", "Lena"} <= set(conv.entities)
-    assert not {"March", "Monday", "The"} & set(conv.entities)
+    assert conv.turn("D9:1") is None
 
 
 def test_evidence_ids_are_cleaned_of_typos():
@@ -58,9 +55,3 @@ def test_evidence_ids_are_cleaned_of_typos():
 def test_every_family_has_one_locomo_category():
     assert sorted(FAMILY_BY_CATEGORY.values()) == sorted(PAPER_FAMILIES)
     assert FAMILY_BY_CATEGORY[2] == "temporal_memory_qa" and FAMILY_BY_CATEGORY[4] == "factual_memory_qa"
-
-
-def test_contexts_hold_the_history_up_to_the_last_evidence(mini_contexts):
-    ctx = mini_contexts["mini-1_qa_0010"]  # evidence D1:4 and D2:6
-    assert [s.index for s in ctx.past] == [1, 2] and [t.dia_id for t in ctx.evidence] == ["D1:4", "D2:6"]
-    assert "Tomas's sister" not in ctx.same_category_answers and ctx.same_category_answers

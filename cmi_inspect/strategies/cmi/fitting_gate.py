@@ -1,12 +1,12 @@
 """Which logged runs a selector may be fitted or chosen on: none with a sample from a
-conversation the data set keeps for test.
+conversation kept for test.
 
 The gate reads each sample's conversation from its data (the LoCoMo conversation its
 example id names, ``dataset.conversation_of``), not from the run's arguments: a run given
-XL's test examples by ``-T data_file=``, a whole-XL run with no split, and a run of the
-release (whose examples come from the same ten conversations) are refused alike when a
-sample comes from a test conversation. ``forbidden_conversations`` is the one place that
-says which conversations a fit may not read: XL's test split for a fit on train and dev, the
+those conversations' examples by ``-T data_file=``, a whole-XL run, and a run of the release
+(whose examples come from the same ten conversations) are refused alike when a sample comes
+from a held-out conversation. ``forbidden_conversations`` is the one place that says which
+conversations a fit may not read: ``HELD_OUT`` for a fit that is not cross-fitted, the
 held-out conversation for a fold of cross-fitting (``crossfit``), which reads every other
 conversation of its logs and only what ``readable`` lets through. A data file of one's own
 whose ids name no LoCoMo conversation is its own: its samples are read as conversations of
@@ -25,19 +25,20 @@ from inspect_ai.log import EvalLog, EvalSample
 from cmi_inspect.causal_locomo.dataset import conversation_of
 from cmi_inspect.errors import UserError
 from cmi_inspect.eval_logs import log_files, read_log
-from cmi_inspect.xl.build import conversation_splits
 
-REFUSED_SPLIT = "test"
+HELD_OUT = ("conv-41", "conv-47")
+"""The conversations XL v2 kept for test, which the shipped learned selector was fitted and
+chosen without (``strategies/cmi/selectors``); a fit that is not cross-fitted reads none
+of them until the selector is refitted on XL v5 by cross-fitting (docs/xl.md)."""
 
 
 def forbidden_conversations(fold: str | None = None) -> list[str]:
     """The conversations a fit may not read, sorted: for the fold of cross-fitting that
     holds out ``fold``, that conversation (each conversation is tested by the one fold that
-    never reads it); otherwise those XL assigns to its test split
-    (``xl.build.conversation_splits``), whatever data file a run read them from."""
+    never reads it); otherwise ``HELD_OUT``, whatever data file a run read them from."""
     if fold is not None:
         return [fold]
-    return sorted(c for c, split in conversation_splits().items() if split == REFUSED_SPLIT)
+    return sorted(HELD_OUT)
 
 
 class FromConversation(Protocol):
@@ -71,8 +72,8 @@ def check_fittable(log: EvalLog) -> None:
         which = ", ".join(f"{c} ({n})" for c, n in sorted(found.items()))
         raise UserError(
             f"{log.location} holds samples of conversations the data set keeps for test "
-            f"({which}): a selector is fitted on train and chosen on dev, never on test "
-            "(run -T dataset=xl -T split=train, and split=dev for --dev)."
+            f"({which}): a selector is fitted and chosen without them (cross-fit by "
+            "conversation with --cross-fit, or fit on runs of the other conversations)."
         )
 
 
@@ -89,7 +90,7 @@ def fitting_logs(log_dir: str | Path, cross_fit: bool = False) -> list[EvalLog]:
     logs = []
     for location in found:
         header = read_log(location, header_only=True)
-        if not cross_fit and header.eval.task_args.get("split") == REFUSED_SPLIT:
+        if not cross_fit and header.eval.task_args.get("split") == "test":
             raise UserError(
                 f"{location} is a run on the test split: a selector is fitted on train and "
                 "chosen on dev, never on test."

@@ -7,6 +7,7 @@ names used in logs to them, so a new kind is one function and one entry.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 
@@ -59,10 +60,4 @@ def perturbation_kind(memory: Memory) -> str:
 def perturb(memory: Memory, kind: str | None = None) -> tuple[str, Memory]:
     """The perturbation's name and the perturbed copy of the memory."""
     kind = kind or perturbation_kind(memory)
-    return kind, Memory(
-        key=memory.key,
-        content=PERTURBATIONS[kind](memory.content),
-        timestamp=memory.timestamp,
-        scope=memory.scope,
-        label=memory.label,
-    )
+    return kind, dataclasses.replace(memory, content=PERTURBATIONS[kind](memory.content))

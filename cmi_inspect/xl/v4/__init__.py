@@ -1,1 +1,0 @@
-"""Causal-LoCoMo-XL v4 (docs/xl.md)."""

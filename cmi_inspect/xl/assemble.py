@@ -137,12 +137,13 @@ def code_digest() -> str:
     included) and the modules it reads dates, text and records with, so that a cached
     build never outlives them."""
     root = Path(__file__).resolve().parent.parent
-    files = sorted((root / "xl").rglob("*.py")) + sorted((root / "xl").rglob("*.json"))
+    files = sorted((root / "xl").rglob("*.py")) + [VERDICTS]
     files += sorted((root / "dates").rglob("*.py"))
     files += [root / "text.py", root / "causal_locomo" / "data.py"]
     digest = hashlib.sha256()
     for file in files:
-        digest.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes())
+        name = file.resolve().relative_to(root).as_posix()
+        digest.update(name.encode() + b"\0" + file.read_bytes())
     return digest.hexdigest()[:12]
 
 

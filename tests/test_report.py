@@ -232,7 +232,7 @@ PAPER_ROW = "| ↳ paper (GPT-4.1, judge GPT-5) | gpt-4.1 | paper | 87 |"
 
 def run_into(path, solver, respond="I do not know.", **options):
     """One mockllm eval into ``path``: the task's arguments and Inspect's options apart."""
-    task_args = {k: options.pop(k) for k in ("data_file", "protocol") if k in options}
+    task_args = {k: options.pop(k) for k in ("data_file", "protocol", "bank_size") if k in options}
     [log] = inspect_eval(
         causal_locomo(**task_args),
         solver=solver,
@@ -351,3 +351,27 @@ def test_a_run_that_asked_for_a_sandbox_none_ran_in_is_marked_not_isolated(hosti
     run_into(tmp_path, memory_strategy(strategy="first_memory", isolate=True), data_file=str(SYNTHETIC))
     [run] = read_runs(str(tmp_path))[0]
     assert run.strategy == "first_memory + isolated (not isolated: no sandbox ran)"
+
+
+def test_runs_on_banks_drawn_down_and_on_whole_banks_are_separate_rows(tmp_path):
+    run_into(tmp_path, no_memory(), data_file=str(SYNTHETIC))
+    run_into(tmp_path, no_memory(), data_file=str(SYNTHETIC), bank_size=2)
+    runs, notes = read_runs(str(tmp_path))
+    assert not any("superseded" in n for n in notes)
+    assert sorted(r.data.bank_size or 0 for r in runs) == [0, 2]
+    markdown = build_report(str(tmp_path))
+    assert "3 examples, banks of 2)" in markdown and "3 examples)" in markdown
+
+
+def test_a_forced_decoding_counts_as_a_call_and_its_tokens_as_input():
+    from cmi_inspect.local_model.capability import FORCED_DECODING
+    from cmi_inspect.report.runs import forced_decodings, model_calls, token_usage
+    from inspect_ai.event import Event, InfoEvent
+    from inspect_ai.log import EvalSample
+    from pydantic import JsonValue
+
+    record: dict[str, JsonValue] = {"prompt_tokens": 10, "continuation_tokens": 3}
+    events: list[Event] = [InfoEvent(source=FORCED_DECODING, data={FORCED_DECODING: record}), InfoEvent(data="a note")]
+    sample = EvalSample(id=1, epoch=1, input="q", target="t", events=events)
+    assert forced_decodings(sample) == [record]
+    assert model_calls(sample) == 1 and token_usage(sample) == (13, 0)

@@ -12,6 +12,11 @@ from typing import Protocol, runtime_checkable
 
 from inspect_ai.model import ChatMessage, Model
 
+FORCED_DECODING = "forced_decoding"
+"""The name of a sample transcript's record of one forced decoding (an ``InfoEvent`` whose
+data holds its prompt's and its continuations' tokens): ``report.runs`` counts each as a
+call of the run, and its tokens as prompt tokens."""
+
 
 @runtime_checkable
 class ContinuationLogprobs(Protocol):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
+from inspect_ai.log import transcript
 from inspect_ai.model import (
     ChatMessage,
     GenerateConfig,
@@ -16,8 +17,10 @@ from inspect_ai.model import (
     set_model_info,
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
+from pydantic import JsonValue
 
 from cmi_inspect.extras import require
+from cmi_inspect.local_model.capability import FORCED_DECODING
 from cmi_inspect.local_model.config import EngineConfig
 from cmi_inspect.local_model.engine import Engine, engine_for
 from cmi_inspect.local_model.files import gguf_identity
@@ -127,10 +130,19 @@ class GGUFModel(ModelAPI):
         self, input: list[ChatMessage], continuations: list[str]
     ) -> list[list[float]]:
         """Per token, the log-probability of each continuation as the model's whole reply
-        to ``input`` (forced decoding: nothing is generated), its end-of-turn included."""
-        return await anyio.to_thread.run_sync(
-            self.engine.continuation_logprobs, as_chat(input), continuations
+        to ``input`` (forced decoding: nothing is generated), its end-of-turn included; the
+        sample's transcript records it (``FORCED_DECODING``), so a run's cost counts it."""
+        messages = as_chat(input)
+        scores: list[list[float]] = await anyio.to_thread.run_sync(
+            self.engine.continuation_logprobs, messages, continuations
         )
+        prompt = self.engine.prompt_tokens(messages)  # as count_tokens counts a chat
+        record: dict[str, JsonValue] = {
+            "prompt_tokens": prompt,
+            "continuation_tokens": sum(map(len, scores)),
+        }
+        transcript().info({FORCED_DECODING: record}, source=FORCED_DECODING)
+        return scores
 
     async def generate(
         self,

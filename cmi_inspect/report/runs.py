@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.event import ModelEvent
+from inspect_ai.event import InfoEvent, ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
 from cmi_inspect.causal_locomo import reference
@@ -29,6 +29,7 @@ from cmi_inspect.causal_locomo.protocol import logged_protocol
 from cmi_inspect.causal_locomo.selection import MemorySelection
 from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.eval_logs import log_files
+from cmi_inspect.local_model.capability import FORCED_DECODING
 from cmi_inspect.report.provenance import Provenance, provenance, wall_clock
 from cmi_inspect.report.samples import SampleRow, ranked_f1, sample_rows
 from cmi_inspect.report.stats import Mean
@@ -59,19 +60,23 @@ class DataSet:
     """The families the run was restricted to (none: every family)."""
     examples: int = 0
     """The examples the task had (after the family restriction, before any ``--limit``)."""
+    bank_size: int | None = None
+    """``-T bank_size``: each bank drawn down to this many memories (None: whole banks)."""
 
     @property
     def title(self) -> str:
-        """``release (sha256 413b490d77ac..., 87 examples)``, naming any family restriction."""
+        """``release (sha256 413b490d77ac..., 87 examples)``, naming any family restriction
+        and a bank drawn down (``banks of 8``)."""
         digest = f"sha256 {self.sha256[:12]}..." if self.sha256 else "sha256 not logged"
         families = f", families {', '.join(self.task_families)}" if self.task_families else ""
-        return f"{self.name} ({digest}, {self.examples} examples{families})"
+        banks = f", banks of {self.bank_size}" if self.bank_size else ""
+        return f"{self.name} ({digest}, {self.examples} examples{families}{banks})"
 
     @property
     def is_release(self) -> bool:
         """The whole release, as the paper ran it: every family, the published file."""
-        release = ("release", CAUSAL_LOCOMO_SHA256, ())
-        return (self.name, self.sha256, self.task_families) == release
+        release = ("release", CAUSAL_LOCOMO_SHA256, (), None)
+        return (self.name, self.sha256, self.task_families, self.bank_size) == release
 
 
 @dataclass
@@ -168,9 +173,29 @@ def isolation_label(label: str, samples: list[EvalSample]) -> str:
     return label + NOT_ISOLATED if ISOLATED in label and "none" in kinds else label
 
 
+def forced_decodings(sample: EvalSample) -> list[dict[str, int]]:
+    """The sample's forced decodings (``capability.FORCED_DECODING``): the model read a
+    prompt and scored given replies, generating nothing, so no ``ModelEvent`` holds them."""
+    found = []
+    for e in sample.events:
+        record = (
+            e.data.get(FORCED_DECODING)
+            if isinstance(e, InfoEvent) and isinstance(e.data, dict)
+            else None
+        )
+        if isinstance(record, dict):
+            found.append({k: int(v) for k, v in record.items() if isinstance(v, int)})
+    return found
+
+
 def token_usage(sample: EvalSample) -> tuple[int, int]:
+    """Input and output tokens; a forced decoding's prompt and scored replies count as input."""
     usage = sample.model_usage.values()
-    return sum(u.input_tokens for u in usage), sum(u.output_tokens for u in usage)
+    forced = sum(
+        f.get("prompt_tokens", 0) + f.get("continuation_tokens", 0)
+        for f in forced_decodings(sample)
+    )
+    return sum(u.input_tokens for u in usage) + forced, sum(u.output_tokens for u in usage)
 
 
 def strategy_calls(sample: EvalSample) -> list[ModelEvent]:
@@ -179,7 +204,8 @@ def strategy_calls(sample: EvalSample) -> list[ModelEvent]:
 
 
 def model_calls(sample: EvalSample) -> int:
-    return len(strategy_calls(sample))
+    """The strategy's generations and forced decodings."""
+    return len(strategy_calls(sample)) + len(forced_decodings(sample))
 
 
 def cache_hits(sample: EvalSample) -> int:
@@ -290,6 +316,7 @@ def data_set(log: EvalLog) -> DataSet:
         sha256=str((log.eval.metadata or {}).get("data_sha256") or ""),
         task_families=tuple(sorted(families)),
         examples=log.eval.dataset.samples or 0,
+        bank_size=int(args["bank_size"]) if args.get("bank_size") else None,
     )
 
 
@@ -382,6 +409,7 @@ def read_runs(log_dir: str) -> tuple[list[Run], list[str]]:
             r.data.name,
             r.data.sha256,
             r.data.task_families,
+            r.data.bank_size or 0,
             r.model,
             r.protocol,
             r.scoring,

@@ -183,6 +183,19 @@ async def test_forced_decoding_scores_replies_the_same_whatever_ran_before():
     assert again[::-1] == scored and alone == scored
     after = (await model.generate(prompt, config=config, cache=False)).completion
     assert after == answer  # scoring leaves later completions as they were
+    from cmi_inspect.local_model.capability import FORCED_DECODING
+    from inspect_ai.event import InfoEvent
+    from inspect_ai.log import transcript
+
+    records = [
+        e.data[FORCED_DECODING]
+        for e in transcript().events
+        if isinstance(e, InfoEvent) and isinstance(e.data, dict) and FORCED_DECODING in e.data
+    ]
+    assert records[-1] == {  # each forced decoding is in the transcript, for a run's cost
+        "prompt_tokens": model.api.engine.prompt_tokens([{"role": "user", "content": prompt}]),  # type: ignore[attr-defined]
+        "continuation_tokens": sum(map(len, scored)),
+    }
 
 
 @pytest.mark.slow  # generates with the real model, three times

@@ -1,9 +1,11 @@
-"""Answer from the raw past sessions; the whole bank counts as selected.
+"""Answer from the raw past sessions; the memories of the sessions the prompt held count as
+selected (the whole bank when every session fits).
 
 When the sessions do not fit the response model's context window, the most
 recent sessions that fit are kept (found by binary search, a few token counts
 per sample) (the newest one cut from its start if even
-it alone is too long) and the sample records the truncation.
+it alone is too long) and the sample records the truncation; the selection is then the
+memories dated at or after the oldest session kept, not the whole bank.
 """
 
 from __future__ import annotations
@@ -85,7 +87,8 @@ class FullHistory(MemoryStrategy):
     name = "full_history"
 
     async def select(self, task: MemoryTask) -> Selection:
-        picks = [Pick(m.key) for m in task.memories]
         texts = [s.content for s in task.sessions]
         prompt, details = await fit_history(task.model, task.request, texts, window(task.model))
+        oldest = task.sessions[-details.sessions_kept].timestamp if task.sessions else 0
+        picks = [Pick(m.key) for m in task.memories if m.timestamp >= oldest]
         return Selection(picks=picks, prompt=prompt, details=details)

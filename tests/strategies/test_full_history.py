@@ -1,4 +1,5 @@
-"""full_history: every session when it fits, else the most recent that fit, recorded."""
+"""full_history: every session when it fits, else the most recent that fit, recorded; its
+selection is the memories of the sessions it kept."""
 
 from __future__ import annotations
 
@@ -33,3 +34,9 @@ async def test_truncates_to_the_most_recent_sessions(real_records):
     oldest = min(longest.past_sessions, key=lambda s: s.timestamp)
     assert newest.content[-200:] in selection.prompt
     assert oldest.content not in selection.prompt
+    # the selection is what the prompt held: no memory of a session it left out
+    sessions = sorted(longest.past_sessions, key=lambda s: s.timestamp)
+    first_kept = sessions[-details.sessions_kept].timestamp
+    picked = {p.key for p in selection.picks}
+    assert picked == {m.memory_id for m in longest.memory_bank if m.timestamp >= first_kept}
+    assert len(picked) < len(longest.memory_bank)

@@ -23,7 +23,7 @@ import time
 from inspect_ai import eval as inspect_eval
 
 from cmi_inspect.local_model import reuse_totals
-from cmi_inspect.report.runs import model_calls
+from cmi_inspect.report.sample_cost import model_calls
 from cmi_inspect.strategies.solvers import cmi
 from cmi_inspect.task import causal_locomo
 

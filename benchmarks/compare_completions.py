@@ -21,7 +21,8 @@ import math
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 
 from cmi_inspect.causal_locomo.selection import MemorySelection
-from cmi_inspect.report.runs import strategy_calls, strategy_label
+from cmi_inspect.report.runs import strategy_label
+from cmi_inspect.report.sample_cost import strategy_calls
 
 Completions = dict[str, str]
 """A sample's completions by prompt text."""

@@ -18,7 +18,8 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.model import get_model
 
 from cmi_inspect.local_model import GGUFModel, as_chat
-from cmi_inspect.report.runs import strategy_calls, strategy_label
+from cmi_inspect.report.runs import strategy_label
+from cmi_inspect.report.sample_cost import strategy_calls
 
 
 def trie_size(prompts: list[list[int]]) -> int:

@@ -35,13 +35,8 @@ from prefix_floor import trie_size
 
 from cmi_inspect.local_model import GGUFModel, as_chat, reuse_totals
 from cmi_inspect.local_model.sequences import Sequences
-from cmi_inspect.report.runs import (
-    cache_hits,
-    model_calls,
-    strategy_calls,
-    strategy_label,
-    token_usage,
-)
+from cmi_inspect.report.runs import strategy_label
+from cmi_inspect.report.sample_cost import cache_hits, model_calls, strategy_calls, token_usage
 from cmi_inspect.run import run_all
 from cmi_inspect.strategies import STRATEGIES
 

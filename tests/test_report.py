@@ -365,7 +365,7 @@ def test_runs_on_banks_drawn_down_and_on_whole_banks_are_separate_rows(tmp_path)
 
 def test_a_forced_decoding_counts_as_a_call_and_its_tokens_as_input():
     from cmi_inspect.local_model.capability import FORCED_DECODING
-    from cmi_inspect.report.runs import forced_decodings, model_calls, token_usage
+    from cmi_inspect.report.sample_cost import forced_decodings, model_calls, token_usage
     from inspect_ai.event import Event, InfoEvent
     from inspect_ai.log import EvalSample
     from pydantic import JsonValue

@@ -75,12 +75,14 @@ def test_no_memory_on_the_default_local_model(tmp_path):
 
 
 @SLOW
-def test_full_history_records_the_whole_bank(tmp_path):
+def test_full_history_selects_the_memories_of_the_sessions_it_kept(tmp_path):
     log = inspect_eval(tmp_path, "--solver", "full_history", "--limit", "2")
     for sample in samples_of(log):
-        bank = scored_record(sample).memory_bank
-        assert value_of(sample, "memory_selection")["n_selected"] == len(bank)
-        assert sample.store["MemorySelection:details"]["sessions_kept"] >= 1
+        record = scored_record(sample)
+        kept = sample.store["MemorySelection:details"]["sessions_kept"]
+        sessions = sorted(s.timestamp for s in record.past_sessions)
+        seen = [m for m in record.memory_bank if m.timestamp >= sessions[-kept]]
+        assert kept >= 1 and value_of(sample, "memory_selection")["n_selected"] == len(seen)
         assert "Earlier conversations:" in sample.messages[0].text
 
 

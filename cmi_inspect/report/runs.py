@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.event import InfoEvent, ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
 from cmi_inspect.causal_locomo import reference
@@ -29,8 +28,8 @@ from cmi_inspect.causal_locomo.protocol import logged_protocol
 from cmi_inspect.causal_locomo.selection import MemorySelection
 from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.eval_logs import log_files
-from cmi_inspect.local_model.capability import FORCED_DECODING
 from cmi_inspect.report.provenance import Provenance, provenance, wall_clock
+from cmi_inspect.report.sample_cost import cache_hits, model_calls, token_usage
 from cmi_inspect.report.samples import SampleRow, ranked_f1, sample_rows
 from cmi_inspect.report.stats import Mean
 from cmi_inspect.report.verify import LogCheck, verify_clean
@@ -171,46 +170,6 @@ def isolation_label(label: str, samples: list[EvalSample]) -> str:
     """The run's label, saying so when it asked for a sandbox that did not run."""
     kinds = {s.store_as(MemorySelection).isolation for s in samples}
     return label + NOT_ISOLATED if ISOLATED in label and "none" in kinds else label
-
-
-def forced_decodings(sample: EvalSample) -> list[dict[str, int]]:
-    """The sample's forced decodings (``capability.FORCED_DECODING``): the model read a
-    prompt and scored given replies, generating nothing, so no ``ModelEvent`` holds them."""
-    found = []
-    for e in sample.events:
-        record = (
-            e.data.get(FORCED_DECODING)
-            if isinstance(e, InfoEvent) and isinstance(e.data, dict)
-            else None
-        )
-        if isinstance(record, dict):
-            found.append({k: int(v) for k, v in record.items() if isinstance(v, int)})
-    return found
-
-
-def token_usage(sample: EvalSample) -> tuple[int, int]:
-    """Input and output tokens; a forced decoding's prompt and scored replies count as input."""
-    usage = sample.model_usage.values()
-    forced = sum(
-        f.get("prompt_tokens", 0) + f.get("continuation_tokens", 0)
-        for f in forced_decodings(sample)
-    )
-    return sum(u.input_tokens for u in usage) + forced, sum(u.output_tokens for u in usage)
-
-
-def strategy_calls(sample: EvalSample) -> list[ModelEvent]:
-    """The model calls the strategy made (the judge's are not counted)."""
-    return [e for e in sample.events if isinstance(e, ModelEvent) and e.role != "grader"]
-
-
-def model_calls(sample: EvalSample) -> int:
-    """The strategy's generations and forced decodings."""
-    return len(strategy_calls(sample)) + len(forced_decodings(sample))
-
-
-def cache_hits(sample: EvalSample) -> int:
-    """The strategy's calls that were read from the model-call cache."""
-    return sum(1 for e in strategy_calls(sample) if e.cache == "read")
 
 
 def log_metrics(log: EvalLog) -> tuple[dict[str, Mean], dict[str, float]]:

@@ -142,7 +142,8 @@ def code_digest() -> str:
     files += [root / "text.py", root / "causal_locomo" / "data.py"]
     digest = hashlib.sha256()
     for file in files:
-        name = file.resolve().relative_to(root).as_posix()
+        path = file.resolve()
+        name = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
         digest.update(name.encode() + b"\0" + file.read_bytes())
     return digest.hexdigest()[:12]
 

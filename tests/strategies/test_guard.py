@@ -14,7 +14,7 @@ from cmi_inspect.causal_locomo.dataset import sample_view
 from cmi_inspect.causal_locomo.selection import MemorySelection, placeholder
 from cmi_inspect.causal_locomo.view import blind_keys
 from cmi_inspect.errors import UserError
-from cmi_inspect.report.runs import strategy_calls
+from cmi_inspect.report.sample_cost import strategy_calls
 from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Selection
 from cmi_inspect.strategies.cmi.diagnostics import logged_diagnostics
 from cmi_inspect.strategies.guard import CMI_CONFLICTS, MemoryGuard, Session

@@ -10,6 +10,7 @@ The model sees the reflections; their source memories count as selected.
 
 from __future__ import annotations
 
+import anyio
 from pydantic import BaseModel
 
 from cmi_inspect.causal_locomo.prompts import memory_prompt
@@ -52,9 +53,19 @@ def labelled_reflection(memory: Memory) -> str:
 
 
 def blind_reflections(memories: list[Memory]) -> list[str]:
+    """Each memory's reflection: a caution where another memory ``conflicts`` with it. Each
+    memory's wording and values are read once, so a store of hundreds costs seconds."""
+    read = [(_wording(m.content), _values(m.content)) for m in memories]
+
+    def disagree(i: int, j: int) -> bool:
+        (wa, va), (wb, vb) = read[i], read[j]
+        union = wa | wb
+        overlap = len(wa & wb) / len(union) if union else 0.0
+        return overlap >= CONFLICT_WORDING_JACCARD and va != vb
+
     out = []
-    for m in memories:
-        if any(conflicts(m, other) for other in memories if other is not m):
+    for i, m in enumerate(memories):
+        if any(disagree(i, j) for j in range(len(memories)) if j != i):
             out.append(f"Caution, another note disagrees with this one: {m.content}")
         else:
             out.append(f"Note from session {m.timestamp}: {m.content}")
@@ -81,8 +92,8 @@ class ReflectionMemory(MemoryStrategy):
     async def select(self, task: MemoryTask) -> Selection:
         if not named_protocol(task.protocol).label_free:  # the labels are shown: follow them
             reflections = [labelled_reflection(m) for m in task.memories]
-        else:
-            reflections = blind_reflections(task.memories)
+        else:  # pairwise over the bank: off the event loop, so the run's display stays live
+            reflections = await anyio.to_thread.run_sync(blind_reflections, task.memories)
         scores = [bow_cosine(task.request, r) for r in reflections]
         pairs = list(zip(task.memories, reflections, strict=True))
         ranking = top_k(pairs, scores, max(self.k, RANKING_DEPTH))

@@ -45,3 +45,14 @@ async def test_the_ranking_goes_on_past_the_picks_in_score_order(synthetic_recor
     selection = await ReflectionMemory(top_k=1).select(memory_task_for(synthetic_records[0]))
     assert selection.ranking is not None and selection.ranking[:2] == ["gold_00", "harm_00"]
     assert [p.key for p in selection.picks] == ["gold_00"]
+
+
+def test_blind_reflections_caution_exactly_the_memories_another_conflicts_with():
+    texts = ["Priya made her first bowl on 3 March 2023.", "Priya made her first bowl on 5 May 2023.",
+             "Tomas rides to Porto.", "Tomas rides to Porto."]  # fmt: skip
+    memories = [Memory(f"m{i}", t, i) for i, t in enumerate(texts)]
+    found = blind_reflections(memories)
+    for m, reflection in zip(memories, found, strict=True):
+        cautioned = any(conflicts(m, o) for o in memories if o is not m)
+        assert reflection.startswith("Caution") == cautioned
+    assert [r.startswith("Caution") for r in found] == [True, True, False, False]

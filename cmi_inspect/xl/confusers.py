@@ -154,7 +154,7 @@ class Candidate:
     """The target question's index in the conversation's ``qa``."""
     turn: Turn
     source: int
-    """The index of the question whose evidence the turn is (-1 for an unanswerable's)."""
+    """The index of the question whose evidence the turn is."""
     similarity: float
 
 

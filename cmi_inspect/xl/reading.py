@@ -34,6 +34,7 @@ from cmi_inspect.dates import format_day
 from cmi_inspect.xl.answers import stems
 from cmi_inspect.xl.confusers import (
     Question,
+    asked_person,
     conversation_candidates,
     questions,
     wh_form,
@@ -194,8 +195,6 @@ def gold_sheet(
         qa = conv.qa[it.question]
         lines = [f"## item {it.item}", f"Question: {_question(conv, it.question)}"]
         if it.kind == "unanswerable":
-            from cmi_inspect.xl.confusers import asked_person
-
             asked = asked_person(conv, _question(conv, it.question)) or "?"
             lines.append(
                 f"Gold: this question asks about {asked}; the conversation's answer "

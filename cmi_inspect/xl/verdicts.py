@@ -189,7 +189,7 @@ def collect(folder: Path, out: Path = VERDICTS, source: Path | None = None) -> V
         )  # fmt: skip
     temporal = {it["item"]: bool(it["temporal"]) for it in items}
     replaced = {
-        r: _calibration_of(r, {i: call(row, temporal[i]) for i, row in rows[r].items()}, items)
+        r: _calibration_of({i: call(row, temporal[i]) for i, row in rows[r].items()}, items)
         for r in REPLACED
     }
     result = VerdictFile(
@@ -230,9 +230,7 @@ def _readers() -> dict[str, dict[str, Any]]:
     return out
 
 
-def _calibration_of(
-    reader: str, calls: dict[str, Call], items: list[dict[str, Any]]
-) -> dict[str, Any]:
+def _calibration_of(calls: dict[str, Call], items: list[dict[str, Any]]) -> dict[str, Any]:
     """A replaced reader's figures, over every item they read."""
     mine = {p["item"]: p["label"] for p in json.loads(CALIBRATION.read_text())["pairs"]}
     called = [i for i in mine if calls.get(i) == "misleading"]

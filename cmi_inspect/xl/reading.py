@@ -279,8 +279,9 @@ def calibration_sheet(folder: Path, n: int = 100) -> None:
 
 
 def adjudication_sheet(folder: Path) -> None:
-    """``adjudicate.md``: every candidate exactly one deciding reader called misleading, with
-    the gold, its evidence, the turn and both readers' blind answers."""
+    """``adjudicate.md``: every candidate exactly one deciding reader called misleading and no
+    ``adjudicated*.jsonl`` settles yet, with the gold, its evidence, the turn and both
+    readers' blind answers."""
     from cmi_inspect.xl.verdicts import READERS, call
 
     convs = _convs()
@@ -291,9 +292,12 @@ def adjudication_sheet(folder: Path) -> None:
             rows[reader].update(_read_jsonl(path))
         for path in sorted(folder.glob(f"batch-*.{reader}.answers.jsonl")):
             answers[reader].update(_read_jsonl(path))
+    settled = {i for path in folder.glob("adjudicated*.jsonl") for i in _read_jsonl(path)}
     out = []
     for it, _ in _items(folder):
-        if it.kind != "candidate" or not all(it.item in rows[r] for r in READERS):
+        if it.kind != "candidate" or it.item in settled:
+            continue
+        if not all(it.item in rows[r] for r in READERS):
             continue
         temporal = wh_form(_question(convs[it.conversation], it.question)) == "when"
         calls = [call(rows[r][it.item], temporal) for r in READERS]

@@ -13,7 +13,7 @@ from cmi_inspect.xl.assemble import stratified_order
 
 from conftest import LOCOMO_MINI
 
-XL_SHA256 = "1214da2289d39bd44f28c8bf54047170698f52eccc84c1c7c486058d5c2419b4"
+XL_SHA256 = "5bbe6bf3aea954f2f06adc458204c699d801ab7af4e50c9a9a0c83f35797b3e2"
 """The shipped build's sha256 (LoCoMo pinned, ``xl/verdicts.json`` as shipped)."""
 
 

@@ -56,7 +56,7 @@ def test_candidates_are_other_questions_evidence_that_state_their_own_answer(con
     qs = {q.index: q for q in C.questions(conv)}
     for c in found:
         target, source = qs[c.question], qs[c.source]
-        assert target.form == source.form
+        assert c.same_form == (target.form == source.form)
         assert c.turn.dia_id not in {t.dia_id for t in target.evidence}
         assert C.states(c.turn, source.answer, conv)
         assert not C.states(c.turn, target.answer, conv)
@@ -67,6 +67,7 @@ def test_candidates_are_other_questions_evidence_that_state_their_own_answer(con
 
 def test_a_higher_threshold_proposes_a_subset(convs, monkeypatch):
     monkeypatch.setattr(C, "RETRIEVED", 0)  # the similarity route alone
+    monkeypatch.setattr(C, "ANY_FORM_RETRIEVED", 0)
     conv = convs["mini-1"]
     loose = {(c.question, c.turn.dia_id) for c in C.conversation_candidates(conv)}
     tight = {(c.question, c.turn.dia_id) for c in C.conversation_candidates(conv, 0.5)}
@@ -81,9 +82,23 @@ def test_wrong_person_questions_ask_one_speaker_what_the_other_said(convs):
 
 def test_a_turn_bm25_retrieves_is_proposed_whatever_the_questions_similarity(convs, monkeypatch):
     conv = convs["mini-1"]
+    monkeypatch.setattr(C, "ANY_FORM_RETRIEVED", 0)
     monkeypatch.setattr(C, "RETRIEVED", 0)
     similar = {(c.question, c.turn.dia_id) for c in C.conversation_candidates(conv, 0.99)}
     monkeypatch.setattr(C, "RETRIEVED", 1000)  # every turn is retrieved
     retrieved = {(c.question, c.turn.dia_id) for c in C.conversation_candidates(conv, 0.99)}
     assert not similar and retrieved
     assert retrieved <= {(c.question, c.turn.dia_id) for c in C.conversation_candidates(conv, 0.0)}
+
+
+def test_a_turn_of_another_form_is_proposed_only_from_bm25s_top(convs, monkeypatch):
+    conv = convs["mini-1"]
+    monkeypatch.setattr(C, "ANY_FORM_RETRIEVED", 0)
+    same = {(c.question, c.turn.dia_id) for c in C.conversation_candidates(conv)}
+    monkeypatch.setattr(C, "ANY_FORM_RETRIEVED", 1000)  # every turn is retrieved
+    found = C.conversation_candidates(conv)
+    other = {(c.question, c.turn.dia_id) for c in found if not c.same_form}
+    assert other, "the fixture has evidence of another form"
+    assert {(c.question, c.turn.dia_id) for c in found if c.same_form} == same
+    qs = {q.index: q for q in C.questions(conv)}
+    assert all(qs[c.question].form != qs[c.source].form for c in found if not c.same_form)

@@ -97,3 +97,7 @@ def test_the_adjudication_sheet_holds_the_candidates_one_reader_called_misleadin
     sheet = (tmp_path / "adjudicate.md").read_text()
     assert sheet.count("## item") == 1 and f"## item {split['item']}" in sheet
     assert 'Readers\' answers from the turn alone: "Porto"; null' in sheet
+    settled = {"item": split["item"], "verdict": "weak", "reason": "another slot"}
+    (tmp_path / "adjudicated-1.jsonl").write_text(json.dumps(settled) + "\n")
+    reading.adjudication_sheet(tmp_path)  # a later wave's sheet leaves out what is settled
+    assert (tmp_path / "adjudicate.md").read_text().count("## item") == 0

@@ -13,7 +13,8 @@ completions, are then bit-for-bit those of a fresh run.
 With ``parallel`` above 1, completions run in the slots of a multi-sequence context
 (``sequences.Sequences``): the engine's thread admits waiting requests into free slots,
 decodes each new prompt alone, then decodes one token of every running slot per batch
-(continuous batching, as llama.cpp's server does with ``--parallel``). Forced decoding
+(continuous batching, as llama.cpp's server does with ``--parallel``); a prompt waits while a
+slot decodes one sharing a block more of it (``worth_waiting``). Forced decoding
 and everything else still runs on that thread, between batches. A long sequence's row is
 computed differently in a batch than alone (``sequences.BATCH_INVARIANT_KV``), so with
 ``batch_kv`` set only the rows of shorter sequences share a batch and the completions are
@@ -41,9 +42,10 @@ from cmi_inspect.local_model.prefix_cache import (
     common_prefix,
     large_prefix,
     reusable_prefix,
+    worth_waiting,
 )
 from cmi_inspect.local_model.progress import step
-from cmi_inspect.local_model.sequences import Sequences
+from cmi_inspect.local_model.sequences import Sequences, Slot
 
 
 class PromptTooLongError(UserError):
@@ -54,21 +56,6 @@ class PromptTooLongError(UserError):
 class GenerationCancelled(Exception):
     """The caller set the completion's ``cancel`` flag: its client has gone, or the server
     is stopping. Generation ended at the next token (or never started)."""
-
-
-@dataclass
-class Slot:
-    """One sequence of the multi-sequence context: the prompt it holds, and the completion
-    it is decoding (None: free)."""
-
-    seq: int
-    live: tuple[int, ...] = ()
-    live_large: int = 0
-    completion: Completion | None = None
-    future: Future[dict[str, Any]] | None = None
-    reused: int = 0
-    next_token: int = 0
-    position: int = 0
 
 
 @dataclass
@@ -264,11 +251,16 @@ class Engine:
                     self.wake.wait()
                 calls = list(self.work.calls)
                 self.work.calls.clear()
-                admitted = []
+                admitted: list[Any] = []
+                waiting: deque[Any] = deque()
                 while self._admissible():
-                    tokens, completion, future = self.work.completions.popleft()
+                    tokens, completion, future = entry = self.work.completions.popleft()
+                    if self._waits(tokens, [a[1] for a in admitted]):
+                        waiting.append(entry)  # until a slot's prompt sharing it is saved
+                        continue
                     admitted.append((self._slot_for(tokens), tokens, completion, future))
                     admitted[-1][0].future = future  # taken
+                self.work.completions.extendleft(reversed(waiting))
             for fn, call in calls:
                 try:
                     call.set_result(fn())
@@ -284,6 +276,17 @@ class Engine:
 
     def _running(self) -> list[Slot]:
         return [s for s in self.slots if s.completion is not None]
+
+    def _waits(self, tokens: list[int], taken: list[list[int]]) -> bool:
+        """Whether a prompt waits for a prompt a slot is decoding (``worth_waiting``)."""
+        if not self.reuse:
+            return False
+        busy = [*(s.completion.prompt for s in self._running() if s.completion), *taken]
+        free = [
+            min(common_prefix(s.live, tokens), s.live_large) for s in self.slots if not s.future
+        ]
+        at_hand = max([self.slot_saved.longest(tokens)[1], *free])
+        return worth_waiting(tokens, busy, at_hand, self.llm.block)
 
     def _slot_for(self, tokens: list[int]) -> Slot:
         """The free slot whose prompt shares the longest reusable prefix with ``tokens``."""

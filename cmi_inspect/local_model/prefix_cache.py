@@ -80,6 +80,18 @@ def large_prefix(start: int, n_prompt: int, block: int, large: int = LARGE_BATCH
     return n_prompt if last >= large else n_prompt - last
 
 
+def worth_waiting(
+    tokens: Sequence[int], busy: Sequence[Sequence[int]], at_hand: int, block: int
+) -> bool:
+    """Whether a prompt should wait for a prompt being decoded now: it would reuse at least a
+    block more of that one's state, once saved, than of any state at hand (whose first
+    ``at_hand`` tokens match and were computed in large batches). Questions sharing a long
+    history then evaluate it once, whatever order they arrive in, not side by side."""
+    n = len(tokens)
+    have = reusable_prefix(at_hand, n, block)
+    return any(reusable_prefix(common_prefix(b, tokens), n, block) >= have + block for b in busy)
+
+
 class SavedStates:
     """KV states of earlier prompts keyed by their tokens, least recently used evicted first.
 

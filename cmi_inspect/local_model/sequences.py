@@ -1,21 +1,23 @@
 """llama.cpp's second context for batched decoding, the other half of the adapter over
 llama-cpp-python (``llamacpp``): ``Sequences`` holds several sequences decoded together
 (``Completion`` stops each as a completion would stop), whose operations' results an
-observer can read as they are computed (``Activation``), and ``BATCH_INVARIANT_KV`` says
-which of its rows a batch computes exactly as alone.
+observer can read as they are computed (``Activation``), ``BATCH_INVARIANT_KV`` says
+which of its rows a batch computes exactly as alone, and ``Slot`` is a sequence as the
+engine schedules it.
 """
 
 from __future__ import annotations
 
 import ctypes
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from cmi_inspect.local_model import llama_private
-from cmi_inspect.local_model.llamacpp import LlamaCpp
+from cmi_inspect.local_model.llamacpp import Completion, LlamaCpp
 
 BATCH_INVARIANT_KV = 256
 """A row whose sequence holds at most this many tokens (its new one included) is computed
@@ -205,3 +207,18 @@ class Sequences:
 
         llama_cpp.llama_batch_free(self.batch)
         self.ctx.close()
+
+
+@dataclass
+class Slot:
+    """One sequence of the multi-sequence context: the prompt it holds, and the completion
+    it is decoding (None: free)."""
+
+    seq: int
+    live: tuple[int, ...] = ()
+    live_large: int = 0
+    completion: Completion | None = None
+    future: Future[dict[str, Any]] | None = None
+    reused: int = 0
+    next_token: int = 0
+    position: int = 0

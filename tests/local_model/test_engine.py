@@ -172,6 +172,31 @@ def test_parallel_slots_decode_concurrent_requests_together(monkeypatch):
         e.close()
 
 
+def test_prompts_sharing_a_long_prefix_decode_it_once_whatever_order_they_come_in(monkeypatch):
+    """Questions of one conversation under full history: concurrent, they would each decode
+    the history; the first decodes it and the others wait for its state. Others run on."""
+    monkeypatch.setattr(engine_module, "LlamaCpp", FakeLlama)
+    monkeypatch.setattr(engine_module, "Sequences", FakeSequences)
+    e = Engine(config(parallel=2, batch_kv=256))
+    try:
+        with ThreadPoolExecutor(5) as pool:
+            held = pool.submit(e._run, time.sleep, 0.3)  # every request queues meanwhile
+            time.sleep(0.05)
+            prompts = ["1102", "1100", "1300+5000", "1101"]
+            answers = [pool.submit(e.chat, user(p), 8, None) for p in prompts]
+            held.result()
+            assert all(a.result() for a in answers)
+        fake = e.sequences
+        assert isinstance(fake, FakeSequences)
+        starts = {n: start for _, n, start in fake.prompts}
+        shared = [starts[n] for n in (1100, 1101, 1102)]
+        assert sorted(shared)[0] == 0 and min(sorted(shared)[1:]) >= 1024
+        assert starts[1300] == 0
+        assert [n for _, n, _ in fake.prompts][:2] == [1102, 1300]  # the unrelated one ran on
+    finally:
+        e.close()
+
+
 class SlotStates(FakeSequences):
     def save_state(self, seq: int) -> bytes:
         return b"slot kv"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 
 from cmi_inspect.local_model import LARGE_BATCH, SavedStates, large_prefix, reusable_prefix
+from cmi_inspect.local_model.prefix_cache import worth_waiting
 
 
 def batch_kinds(n_prompt: int, start: int, block: int, large: int) -> list[object]:
@@ -63,3 +64,13 @@ def test_saved_states_offer_only_their_large_batch_tokens():
     states.put((1, 2, 3, 4, 5, 6), (ctypes.c_uint8 * 4)(), 3)  # fewer large tokens: both kept
     assert list(states.states) == [(1, 2, 3, 4), (1, 2, 3, 4, 5, 6)]
     assert states.longest([1, 2, 3, 4, 5, 6]) == ((1, 2, 3, 4), 4)
+
+
+def test_a_prompt_waits_only_for_a_prompt_that_shares_a_block_more_than_what_is_at_hand():
+    history = list(range(1100))
+    question = [*history, 7, 8, 9]
+    assert worth_waiting(question, [history], at_hand=0, block=512)
+    assert not worth_waiting(question, [history], at_hand=1100, block=512)  # saved already
+    assert not worth_waiting(question, [list(range(5000, 6100))], at_hand=0, block=512)
+    assert not worth_waiting(question, [history[:300]], at_hand=0, block=512)  # under a block
+    assert not worth_waiting(question, [], at_hand=0, block=512)

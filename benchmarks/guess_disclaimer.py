@@ -57,12 +57,22 @@ async def rates(records: list[ExampleRecord], scoring: str) -> dict[str, tuple[i
     return {family: (c[0], c[1]) for family, c in sorted(counts.items())}
 
 
+def wrong_answer(answerable: list[ExampleRecord], i: int) -> str:
+    """A wrong answer of the kind example ``i`` asks for: the answer of the next example of
+    its family (a date for a temporal question), else of the next example."""
+    n = len(answerable)
+    later = [answerable[(i + d) % n] for d in range(1, n)] or [answerable[i]]
+    same = [r for r in later if r.task_family == answerable[i].task_family]
+    return (same or later)[0].scoring_criteria.expected_answer
+
+
 async def abstain_vs_wrong(records: list[ExampleRecord], scoring: str) -> tuple[float, float]:
-    """Mean score, on answerable examples, of abstaining and of another example's answer."""
+    """Mean score, on answerable examples, of abstaining and of a wrong answer of the kind
+    asked (``wrong_answer``)."""
     answerable = [r for r in records if r.scoring_criteria.answer_rule != "abstains"]
     abstain = wrong = 0.0
     for i, record in enumerate(answerable):
-        other = answerable[(i + 1) % len(answerable)].scoring_criteria.expected_answer
+        other = wrong_answer(answerable, i)
         args = (record.current_task.instruction, record.gold_behavior, record.scoring_criteria)
         abstain += (await answer_score(ABSTAIN, *args, scoring)).total
         wrong += (await answer_score(other, *args, scoring)).total
@@ -80,7 +90,8 @@ async def report() -> str:
     for scoring in ("paper", "strict"):
         for family, (won, n) in (await rates(records, scoring)).items():
             lines.append(f"| {scoring} | {family} | {won}/{n} ({won / n:.3f}) |")
-    lines += ["", "| scoring | abstain, mean score | another example's answer |", "|---|---|---|"]
+    head = "| scoring | abstain, mean score | a wrong answer of its family |"
+    lines += ["", head, "|---|---|---|"]
     for scoring in ("paper", "strict"):
         abstain, wrong = await abstain_vs_wrong(records, scoring)
         lines.append(f"| {scoring} | {abstain:.3f} | {wrong:.3f} |")

@@ -13,7 +13,7 @@ from cmi_inspect.xl.assemble import stratified_order
 
 from conftest import LOCOMO_MINI
 
-XL_SHA256 = "5bbe6bf3aea954f2f06adc458204c699d801ab7af4e50c9a9a0c83f35797b3e2"
+XL_SHA256 = "1c42cbbef25798f88d7ea5828664a032dcfd3a7c34133787d594185ba9347bd0"
 """The shipped build's sha256 (LoCoMo pinned, ``xl/verdicts.json`` as shipped)."""
 
 

@@ -36,6 +36,13 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also run each strategy with -S guard=evidence (its row: STRATEGY + guard)",
     )
+    parser.add_argument(
+        "--plan",
+        type=Path,
+        metavar="FILE",
+        help="run a written plan's rows instead (docs/results/xl5-plan.json): each into a "
+        "folder of its own, on the plan's examples, with its task arguments",
+    )
     parser.add_argument("--max-samples", type=int, help="samples run concurrently per task")
     parser.add_argument(
         "--max-tasks",
@@ -185,6 +192,27 @@ def failure_threshold(text: str) -> float | int | bool:
     return value if value < 1 else int(value)
 
 
+PLAN_REFUSES = ("strategies", "ablations", "guard", "limit", "task_args", "serve", "isolate",
+                "sample_id", "epochs", "time_limit", "model_roles")  # fmt: skip
+"""Options a plan fixes itself (its rows, examples and task arguments) or does not take."""
+
+
+def planned(args: argparse.Namespace) -> list[str]:
+    """``--plan``: the plan's rows, refusing in one line any option the plan fixes."""
+    from cmi_inspect.plan import run_plan
+
+    given = [name for name in PLAN_REFUSES if getattr(args, name, None) not in (None, False, [])]
+    if given:
+        flag = "-T" if given[0] == "task_args" else "--" + given[0].replace("_", "-")
+        raise UserError(f"{flag} cannot go with --plan: the plan fixes its rows and examples.")
+    return run_plan(
+        args.log_dir, args.plan, model=args.model,
+        model_args=name_value_pairs("-M", args.model_args), cache=args.cache,
+        max_samples=args.max_samples, timeout=args.timeout, max_retries=args.max_retries,
+        inspect_options=inspect_options(args),
+    )  # fmt: skip
+
+
 def run(args: argparse.Namespace) -> int:
     from dotenv import load_dotenv
 
@@ -192,30 +220,32 @@ def run(args: argparse.Namespace) -> int:
     from cmi_inspect.strategies import STRATEGIES
 
     load_dotenv(Path.cwd() / ".env")  # the default model, as the inspect CLI reads it
-    strategies = args.strategies.split(",") if args.strategies else tuple(STRATEGIES)
-    left = run_all(
-        args.log_dir,
-        strategies=strategies,
-        ablations=args.ablations,
-        guard=args.guard,
-        model=args.model,
-        limit=sample_limit("--limit", args.limit),
-        task_args=name_value_pairs("-T", args.task_args),
-        model_args=name_value_pairs("-M", args.model_args),
-        max_samples=args.max_samples,
-        max_tasks=args.max_tasks,
-        timeout=args.timeout,
-        max_retries=args.max_retries,
-        cache=args.cache,
-        max_connections=args.max_connections,
-        serve=args.serve,
-        isolate=args.isolate,
-        model_roles=name_value_pairs("--model-role", args.model_roles),
-        epochs=args.epochs,
-        tags=[t.strip() for t in (args.tags or "").split(",") if t.strip()],
-        time_limit=args.time_limit,
-        inspect_options=inspect_options(args),
-    )
+    if args.plan is not None:
+        left = planned(args)
+    else:
+        left = run_all(
+            args.log_dir,
+            strategies=args.strategies.split(",") if args.strategies else tuple(STRATEGIES),
+            ablations=args.ablations,
+            guard=args.guard,
+            model=args.model,
+            limit=sample_limit("--limit", args.limit),
+            task_args=name_value_pairs("-T", args.task_args),
+            model_args=name_value_pairs("-M", args.model_args),
+            max_samples=args.max_samples,
+            max_tasks=args.max_tasks,
+            timeout=args.timeout,
+            max_retries=args.max_retries,
+            cache=args.cache,
+            max_connections=args.max_connections,
+            serve=args.serve,
+            isolate=args.isolate,
+            model_roles=name_value_pairs("--model-role", args.model_roles),
+            epochs=args.epochs,
+            tags=[t.strip() for t in (args.tags or "").split(",") if t.strip()],
+            time_limit=args.time_limit,
+            inspect_options=inspect_options(args),
+        )
     if left:
         print(
             f"cmi-inspect run: {len(left)} run(s) did not finish: {'; '.join(left)}. "

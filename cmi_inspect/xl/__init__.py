@@ -4,8 +4,9 @@ Each conversation's turns, verbatim, are a store (``store``); its harmful memori
 *natural confusers*, real turns that answer a neighbouring question differently, proposed by
 a rule written down in ``confusers`` and confirmed by calibrated readers (``reading`` makes
 their sheets, ``verdicts`` combines their verdicts into the file the build reads);
-``examples`` chooses the examples and their labels, ``assemble`` writes the build, ``harm``
-measures which confusers change a model's answer and ``audit`` what the build gives away.
+``examples`` chooses the examples and their labels, ``assemble`` writes the build,
+``subset`` names a pre-registered share of it, ``harm`` measures which confusers change a
+model's answer and ``audit`` what the build gives away.
 No model and no network are used by the build: the same LoCoMo and verdict file give the
 same bytes (docs/xl.md).
 """

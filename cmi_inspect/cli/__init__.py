@@ -14,6 +14,7 @@ from cmi_inspect.cli import (
     build_xl,
     compare,
     fit_selector,
+    fit_threshold,
     judge_audit,
     report,
     run,
@@ -22,7 +23,18 @@ from cmi_inspect.cli import (
 from cmi_inspect.errors import UserError
 
 COMMANDS: dict[str, ModuleType] = {
-    m.NAME: m for m in (run, report, verify, audit, judge_audit, compare, fit_selector, build_xl)
+    m.NAME: m
+    for m in (
+        run,
+        report,
+        verify,
+        audit,
+        judge_audit,
+        compare,
+        fit_selector,
+        fit_threshold,
+        build_xl,
+    )
 }
 """Each sub-command's module, by the name users type."""
 

@@ -25,6 +25,7 @@ from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.errors import finite_float, positive_int
 from cmi_inspect.local_model.capability import ContinuationLogprobs
 from cmi_inspect.retrieval import make_embedder
+from cmi_inspect.strategies.attribution_fit import load_thresholds
 from cmi_inspect.strategies.base import MemoryNames, MemoryStrategy, MemoryTask, Pick, Selection
 from cmi_inspect.strategies.cmi import CMI, PROFILES
 from cmi_inspect.strategies.cmi.effect import forced_scorer, forced_tokens
@@ -87,6 +88,15 @@ class AnswerLogprob:
         return self.found[prompt]
 
 
+def _is_file(threshold: object) -> bool:
+    """``-S threshold=`` names a file (a path that is not a number)."""
+    try:
+        float(str(threshold))
+    except ValueError:
+        return isinstance(threshold, str)
+    return False
+
+
 def context(request: str, memories: Sequence[Memory]) -> str:
     """The answer prompt with these memories (none: the no-memory prompt)."""
     return memory_prompt(request, [m.line() for m in memories])
@@ -98,9 +108,12 @@ class AttributionMemory(MemoryStrategy):
 
     Details: ClassVar[type[AttributionDetails]] = AttributionDetails
 
-    def __init__(self, k: int, threshold: float, embedder: str | None) -> None:
+    def __init__(self, k: int, threshold: float | str, embedder: str | None) -> None:
         self.k = positive_int("k", k)
-        self.threshold = finite_float("threshold", threshold, 0.0)
+        # a number, or a file of thresholds cross-fitted by conversation (attribution_fit)
+        self.fitted = threshold if _is_file(threshold) else None
+        self.thresholds = load_thresholds(str(threshold), self.name) if self.fitted else None
+        self.threshold = 0.0 if self.fitted else finite_float("threshold", threshold, 0.0)
         # the proposal's embedder as CMI's: the one named, else the protocol profile's
         self.proposer = CMI(make_embedder(embedder) if embedder else None)
 
@@ -115,6 +128,9 @@ class AttributionMemory(MemoryStrategy):
 
     async def select(self, task: MemoryTask) -> Selection:
         scorer = forced_scorer(task.model, f"Strategy {self.name!r}")
+        threshold = self.threshold
+        if self.thresholds is not None:
+            threshold = self.thresholds.for_conversation(task.conversation, str(self.fitted))
         embedder = self.proposer.embedder(task.protocol)
         weights = PROFILES[task.protocol].proposal
         proposed = await propose(task, embedder, weights, self.k)
@@ -135,7 +151,7 @@ class AttributionMemory(MemoryStrategy):
                 rank=i + 1,
                 proposal_score=s,
                 attribution=a,
-                selected=a > self.threshold,
+                selected=a > threshold,
             )
             for i, ((m, s), a) in enumerate(zip(proposed, attributions, strict=True))
         ]
@@ -145,7 +161,7 @@ class AttributionMemory(MemoryStrategy):
             k=self.k,
             embedder=embedder.name,
             proposal=weights.name,
-            threshold=self.threshold,
+            threshold=threshold,
             answer=output.completion if output else None,
             candidates=candidates,
             cost=cost,

@@ -66,7 +66,7 @@ class ContextCite(AttributionMemory):
         self,
         k: int = 3,
         ablations: int = 16,
-        threshold: float = 0.0,
+        threshold: float | str = 0.0,
         alpha: float = 0.01,
         embedder: str | None = None,
     ) -> None:

@@ -39,7 +39,9 @@ class LeaveOneIn(AttributionMemory):
     name = "leave_one_in"
     Details = LeaveOneInDetails
 
-    def __init__(self, k: int = 3, threshold: float = 0.0, embedder: str | None = None) -> None:
+    def __init__(
+        self, k: int = 3, threshold: float | str = 0.0, embedder: str | None = None
+    ) -> None:
         super().__init__(k, threshold, embedder)
 
     async def attribute(

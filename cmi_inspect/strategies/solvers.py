@@ -283,7 +283,7 @@ def context_cite(
     *,
     k: int = 3,
     ablations: int = 16,
-    threshold: float = 0.0,
+    threshold: float | str = 0.0,
     alpha: float = 0.01,
     embedder: str | None = None,
     guard: str = NO_GUARD,
@@ -303,7 +303,8 @@ def context_cite(
         ablations: Ablated contexts the surrogate is fitted on, each candidate kept with
             probability 1/2; with no more than that many subsets (2^k), every subset once.
         threshold: Kept: a candidate whose attribution (nats of the answer's
-            log-probability) is above it; at least 0.
+            log-probability) is above it; at least 0. Or a file of thresholds cross-fitted
+            by conversation (``cmi-inspect fit-threshold``): each sample's fold's.
         alpha: The LASSO's penalty (scikit-learn's ``Lasso``), positive.
         embedder: The proposal's embedder (``e5``, ``hashing`` or ``openai``); default:
             CMI's under the protocol (``hashing`` under paper, ``e5`` under blind).
@@ -318,7 +319,7 @@ def context_cite(
 def leave_one_in(
     *,
     k: int = 3,
-    threshold: float = 0.0,
+    threshold: float | str = 0.0,
     embedder: str | None = None,
     guard: str = NO_GUARD,
     isolate: bool = False,
@@ -333,7 +334,8 @@ def leave_one_in(
 
     Args:
         k: Candidates proposed, by CMI's proposal (its retriever and weights).
-        threshold: Kept: a candidate whose utility (nats) is above it; at least 0.
+        threshold: Kept: a candidate whose utility (nats) is above it; at least 0. Or a
+            file of thresholds cross-fitted by conversation (``cmi-inspect fit-threshold``).
         embedder: The proposal's embedder (``e5``, ``hashing`` or ``openai``); default:
             CMI's under the protocol (``hashing`` under paper, ``e5`` under blind).
         guard: ``evidence``: the memory guard filters its picks; ``none`` (the default).

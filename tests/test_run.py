@@ -211,6 +211,34 @@ def test_ctrl_c_is_a_failure_that_names_the_runs_left_and_how_to_resume(tmp_path
     assert all(h.eval.solver is None for h in headers)
 
 
+@pytest.mark.slow  # the embedded model on XL's store, interrupted inside summary's requests
+def test_ctrl_c_ends_an_embedded_model_run_within_seconds_keeping_finished_samples(tmp_path, locomo_file):
+    """Summary memory's first question on an XL store queues many long requests; a Ctrl-C
+    stops them (each waiting request is dropped, the one being decoded ends at its next
+    batch) instead of working through them, and the row that finished keeps its samples."""
+    command = [str(Path(sys.executable).parent / "cmi-inspect"), "run", str(tmp_path / "logs"), "--no-cache",
+               "--strategies", "no_memory,summary_memory", "-T", "dataset=xl", "--limit", "3"]  # fmt: skip
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in the test above
+    try:
+        run = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)  # fmt: skip
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    deadline = time.monotonic() + 300
+    while len(list((tmp_path / "logs").glob("*.eval"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.5)
+    time.sleep(10)  # inside summary's requests
+    os.killpg(run.pid, signal.SIGINT)
+    signalled = time.monotonic()
+    out, err = run.communicate(timeout=300)
+    assert time.monotonic() - signalled < 10, err
+    assert run.returncode != 0 and "summary_memory" in err and "interrupted" in err
+    logs = {read_eval_log(i.name, header_only=True).eval.task_args["strategy"]: i.name
+            for i in list_eval_logs(str(tmp_path / "logs"))}  # fmt: skip
+    finished = read_eval_log(logs["no_memory"])
+    assert finished.status == "success" and len(finished.samples or []) == 3
+
+
 def test_a_run_is_described_by_its_newest_log_in_the_folder(tmp_path):
     names = ["causal_locomo: vector_memory (paper)", "causal_locomo: graph_memory (paper)"]
     assert (

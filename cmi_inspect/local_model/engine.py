@@ -45,17 +45,12 @@ from cmi_inspect.local_model.prefix_cache import (
     worth_waiting,
 )
 from cmi_inspect.local_model.progress import step
-from cmi_inspect.local_model.sequences import Sequences, Slot
+from cmi_inspect.local_model.sequences import GenerationCancelled, Sequences, Slot
 
 
 class PromptTooLongError(UserError):
     """The prompt plus the requested completion does not fit the context window (the
     sample fails with this one line; the others go on)."""
-
-
-class GenerationCancelled(Exception):
-    """The caller set the completion's ``cancel`` flag: its client has gone, or the server
-    is stopping. Generation ended at the next token (or never started)."""
 
 
 @dataclass
@@ -310,7 +305,7 @@ class Engine:
                 state, _ = self.slot_saved.get(key)
                 self.sequences.load_state(slot.seq, state)  # type: ignore[arg-type]
                 n = from_saved
-            token = self.sequences.prompt(slot.seq, tokens, n)
+            token = self.sequences.prompt(slot.seq, tokens, n, completion.cancel)
         except BaseException as e:  # noqa: BLE001  (the caller raises it)
             slot.future = None
             future.set_exception(e)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import anyio
@@ -162,9 +163,16 @@ class GGUFModel(ModelAPI):
             "engine": chosen,
         }
         engine = self.engine
-        response = await anyio.to_thread.run_sync(
-            engine.chat, messages, max_tokens, config.stop_seqs
-        )
+        # a cancelled sample (Ctrl-C, a time limit) stops waiting at once and tells the
+        # engine, which ends the completion at its next token or never starts it
+        cancel = threading.Event()
+        try:
+            response = await anyio.to_thread.run_sync(
+                engine.chat, messages, max_tokens, config.stop_seqs, cancel, abandon_on_cancel=True
+            )
+        except anyio.get_cancelled_exc_class():
+            cancel.set()
+            raise
         choice = response["choices"][0]
         usage = response["usage"]
         output = ModelOutput.from_content(

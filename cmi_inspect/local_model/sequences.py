@@ -9,6 +9,7 @@ engine schedules it.
 from __future__ import annotations
 
 import ctypes
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -18,6 +19,12 @@ import numpy as np
 
 from cmi_inspect.local_model import llama_private
 from cmi_inspect.local_model.llamacpp import Completion, LlamaCpp
+
+
+class GenerationCancelled(Exception):
+    """The caller set the completion's ``cancel`` flag: its client has gone, or the server
+    is stopping. Generation ended at the next token (or never started)."""
+
 
 BATCH_INVARIANT_KV = 256
 """A row whose sequence holds at most this many tokens (its new one included) is computed
@@ -151,12 +158,18 @@ class Sequences:
         logits = llama_cpp.llama_get_logits_ith(self.ctx.ctx, row)
         return np.ctypeslib.as_array(logits, shape=(self.n_vocab,))
 
-    def prompt(self, seq: int, tokens: Sequence[int], start: int) -> int:
+    def prompt(
+        self, seq: int, tokens: Sequence[int], start: int, cancel: threading.Event | None = None
+    ) -> int:
         """Decode ``tokens[start:]`` onto the sequence's first ``start`` tokens in
-        ``block``-token batches, as llama-cpp-python decodes a prompt; the greedy next token."""
+        ``block``-token batches, as llama-cpp-python decodes a prompt; the greedy next token.
+        ``GenerationCancelled`` between batches once ``cancel`` is set (a long prompt is no
+        wait for a Ctrl-C)."""
         self.keep(seq, start)
         last = 0
         for first in range(start, len(tokens), self.block):
+            if cancel is not None and cancel.is_set():
+                raise GenerationCancelled("the completion was cancelled")
             chunk = tokens[first : first + self.block]
             self._decode([(t, first + i, seq, i == len(chunk) - 1) for i, t in enumerate(chunk)])
             last = len(chunk) - 1

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from inspect_ai.model import GenerateConfig, Model, get_model
 from pydantic import BaseModel
@@ -44,8 +45,16 @@ class SummaryDetails(BaseModel):
     chunks' and the rounds' that reduced them (shared by every sample of the store)."""
 
 
+@dataclass
+class _Request:
+    """A summarising request and how many samples await it now."""
+
+    future: asyncio.Future[str]
+    waiters: int = 0
+
+
 _SUMMARIES: weakref.WeakKeyDictionary[
-    asyncio.AbstractEventLoop, dict[tuple[str, str], asyncio.Future[str]]
+    asyncio.AbstractEventLoop, dict[tuple[str, str], _Request]
 ] = weakref.WeakKeyDictionary()
 """Each summarising request made in a run's event loop, by model and prompt: samples of one
 store await the same one instead of repeating it."""
@@ -61,12 +70,21 @@ async def _summarise(model: Model, lines: Sequence[str]) -> str:
             config = GenerateConfig(max_tokens=SUMMARY_MAX_TOKENS)
             return (await model.generate(prompt, config=config)).completion.strip()
 
-        made[key] = asyncio.ensure_future(ask())
+        made[key] = _Request(asyncio.ensure_future(ask()))
+    request = made[key]
+    request.waiters += 1
     try:
-        return await asyncio.shield(made[key])
+        return await asyncio.shield(request.future)
     except BaseException:
-        made.pop(key, None)  # a failed or cancelled request is made again by the next sample
+        # a failed request is made again by the next sample; one that no sample awaits any
+        # more (each that did was cancelled: Ctrl-C, a time limit) stops rather than runs on
+        if request.future.done() or request.waiters == 1:
+            request.future.cancel()
+            if made.get(key) is request:
+                del made[key]
         raise
+    finally:
+        request.waiters -= 1
 
 
 async def chunks(model: Model, notes: Sequence[str], budget: int) -> list[list[str]]:

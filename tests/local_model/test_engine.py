@@ -81,7 +81,7 @@ class FakeSequences:
         self.prompts: list[tuple[int, int, int]] = []
         self.batch_kv: set[int | None] = set()
 
-    def prompt(self, seq: int, tokens: list[int], start: int) -> int:
+    def prompt(self, seq: int, tokens: list[int], start: int, cancel: Any = None) -> int:
         self.prompts.append((seq, len(tokens), start))
         return len(tokens) % 4
 
@@ -267,7 +267,7 @@ class EndlessSequences(FakeSequences):
 
     cancel = threading.Event()
 
-    def prompt(self, seq: int, tokens: list[int], start: int) -> int:
+    def prompt(self, seq: int, tokens: list[int], start: int, cancel: Any = None) -> int:
         super().prompt(seq, tokens, start)
         return 5
 
@@ -291,5 +291,26 @@ def test_a_cancelled_slot_stops_at_its_next_token_and_a_waiting_one_is_never_dec
         with pytest.raises(GenerationCancelled):
             e.chat(user("700"), 8, None, fake.cancel)  # already cancelled: no prompt decoded
         assert [p[1] for p in fake.prompts] == [600]
+    finally:
+        e.close()
+
+
+class CancelledInPrompt(FakeSequences):
+    """A prompt's decoding notices its completion's ``cancel`` flag between its batches."""
+
+    def prompt(self, seq: int, tokens: list[int], start: int, cancel: Any = None) -> int:
+        assert cancel is not None, "a slot's prompt is decoded without its cancel flag"
+        cancel.set()  # as a Ctrl-C arriving while a long prompt is decoded
+        raise GenerationCancelled("the completion was cancelled")
+
+
+def test_a_slot_decoding_a_long_prompt_hears_its_cancel_flag_and_frees_the_slot(monkeypatch):
+    monkeypatch.setattr(engine_module, "LlamaCpp", FakeLlama)
+    monkeypatch.setattr(engine_module, "Sequences", CancelledInPrompt)
+    e = Engine(config(parallel=2))
+    try:
+        with pytest.raises(GenerationCancelled):
+            e.chat(user("3000"), 8, None, threading.Event())
+        assert all(s.future is None and s.live == () for s in e.slots)
     finally:
         e.close()

@@ -68,3 +68,38 @@ async def test_a_note_longer_than_a_request_is_a_chunk_of_its_own():
     model = WordModel()
     runs = await chunks(model, ["short one", "word " * 80, "short two"], budget=30)  # type: ignore[arg-type]
     assert [len(r) for r in runs] == [1, 1, 1]
+
+
+class HangingModel(WordModel):
+    """A request that never ends until cancelled, as a long one when Ctrl-C comes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cancelled = 0
+
+    async def generate(self, prompt: str, config: GenerateConfig) -> ModelOutput:
+        self.prompts.append(prompt)
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.cancelled += 1
+            raise
+        raise AssertionError("unreachable")
+
+
+async def test_a_shared_request_runs_while_a_sample_awaits_it_and_stops_when_none_does():
+    model = HangingModel()
+    notes = ["one note"]
+    samples = [asyncio.ensure_future(store_summary(model, notes, 60)) for _ in range(2)]  # type: ignore[arg-type]
+    await asyncio.sleep(0.01)
+    samples[0].cancel()
+    await asyncio.sleep(0.01)
+    assert model.cancelled == 0 and len(model.prompts) == 1  # the other sample still awaits it
+    samples[1].cancel()
+    await asyncio.sleep(0.01)
+    assert model.cancelled == 1  # no sample awaits it: it stops instead of running on
+    later = asyncio.ensure_future(store_summary(model, notes, 60))  # type: ignore[arg-type]
+    await asyncio.sleep(0.01)
+    assert len(model.prompts) == 2  # asked again, not the cancelled request's result
+    later.cancel()
+    await asyncio.gather(*samples, later, return_exceptions=True)

@@ -309,3 +309,17 @@ def test_run_refuses_a_model_an_installed_strategy_cannot_call_before_any_row_ru
     message = one_line(capsys, "run")
     assert "Strategy 'graphiti' calls the response model through an OpenAI-compatible endpoint" in message
     assert not list((tmp_path / "logs").glob("*.eval"))
+
+
+def test_audit_examples_keeps_the_listed_ones_and_names_an_unknown_id_in_one_line(tmp_path, mini_records):
+    from cmi_inspect.cli.audit import only_examples
+    from cmi_inspect.errors import UserError
+
+    ids = [r.example_id for r in mini_records][:2]
+    (tmp_path / "ids.txt").write_text("\n".join(ids) + "\n\n")
+    assert [r.example_id for r in only_examples(mini_records, tmp_path / "ids.txt")] == ids
+    (tmp_path / "bad.txt").write_text("conv-99_x00000000\n")
+    with pytest.raises(UserError, match=r"1 ids are not in the data \(first conv-99_x00000000\)"):
+        only_examples(mini_records, tmp_path / "bad.txt")
+    with pytest.raises(UserError, match="--examples .*nowhere.txt: No such file"):
+        only_examples(mini_records, tmp_path / "nowhere.txt")

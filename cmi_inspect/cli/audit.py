@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cmi_inspect.causal_locomo.data import ExampleRecord
 
 NAME = "audit"
 HELP = "how well surface artefacts give labels away"
@@ -25,6 +28,12 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--bank-size", type=int, help="draw each bank down to N memories, as -T bank_size does"
+    )
+    parser.add_argument(
+        "--examples",
+        type=Path,
+        metavar="FILE",
+        help="only these examples (one id a line, as docs/results/xl5-examples.txt)",
     )
     parser.add_argument(
         "--no-e5",
@@ -49,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
     size = check_bank_size(args.bank_size)
     path = Path(args.data_file) if args.data_file else dataset_path(args.dataset)
     records = load_records(path)
+    if args.examples is not None:
+        records = only_examples(records, args.examples)
     if size:
         records = [smaller_bank(r, size) for r in records]
     if not args.form and not size and _is_v5(records):
@@ -100,3 +111,19 @@ def _is_v5(records: list[Any]) -> bool:
     return bool(records) and all(
         "group" in (r.model_extra or {}).get("metadata", {}) for r in records
     )
+
+
+def only_examples(records: list[ExampleRecord], path: Path) -> list[ExampleRecord]:
+    """The records whose example id ``path`` lists, one a line (one line for an unknown id)."""
+    from cmi_inspect.errors import UserError
+
+    try:
+        wanted = {line.strip() for line in path.read_text(encoding="utf-8").splitlines()} - {""}
+    except OSError as ex:
+        raise UserError(f"--examples {path}: {ex.strerror or ex}.") from None
+    unknown = sorted(wanted - {r.example_id for r in records})
+    if unknown:
+        raise UserError(
+            f"--examples {path}: {len(unknown)} ids are not in the data (first {unknown[0]})."
+        )
+    return [r for r in records if r.example_id in wanted]

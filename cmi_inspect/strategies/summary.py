@@ -5,15 +5,15 @@ write the summary; ``concat`` joins the first eight memory contents as the
 reference code did. A bank whose notes do not fit the summarizer's window in one request
 (a conversation's whole store) is summarised in chunks that do, and the chunks' summaries
 summarised in turn until one request holds them: the notes are then taken in an order no
-sample changes (date, then text), and each request is made once per process, so every
-sample of one store shares its summary.
+sample changes (date, then text), and the store's summary (its chunking included) and each
+request are made once per run, so every sample of one store shares them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import weakref
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from inspect_ai.model import GenerateConfig, Model, get_model
@@ -46,45 +46,52 @@ class SummaryDetails(BaseModel):
 
 
 @dataclass
-class _Request:
-    """A summarising request and how many samples await it now."""
+class _Shared:
+    """A piece of summarising work and how many samples await it now."""
 
-    future: asyncio.Future[str]
+    future: asyncio.Future[tuple[str, int]]
     waiters: int = 0
 
 
-_SUMMARIES: weakref.WeakKeyDictionary[
-    asyncio.AbstractEventLoop, dict[tuple[str, str], _Request]
-] = weakref.WeakKeyDictionary()
-"""Each summarising request made in a run's event loop, by model and prompt: samples of one
-store await the same one instead of repeating it."""
+_MADE: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, ...], _Shared]] = (
+    weakref.WeakKeyDictionary()
+)
+"""The summarising work of a run's event loop (each request, and each store's whole summary,
+chunking included), by model and input: samples of one store await the same instead of
+repeating it."""
+
+
+async def _shared(
+    key: tuple[str, ...], make: Callable[[], Awaitable[tuple[str, int]]]
+) -> tuple[str, int]:
+    """``make()``'s result, made once for every sample that asks with ``key`` meanwhile or
+    later; a failure is made again by the next sample, and work no sample awaits any more
+    (each that did was cancelled: Ctrl-C, a time limit) stops rather than runs on."""
+    made = _MADE.setdefault(asyncio.get_running_loop(), {})
+    if key not in made:
+        made[key] = _Shared(asyncio.ensure_future(make()))
+    shared = made[key]
+    shared.waiters += 1
+    try:
+        return await asyncio.shield(shared.future)
+    except BaseException:
+        if shared.future.done() or shared.waiters == 1:
+            shared.future.cancel()
+            if made.get(key) is shared:
+                del made[key]
+        raise
+    finally:
+        shared.waiters -= 1
 
 
 async def _summarise(model: Model, lines: Sequence[str]) -> str:
     prompt = summary_request(lines)
-    made = _SUMMARIES.setdefault(asyncio.get_running_loop(), {})
-    key = (str(model), prompt)
-    if key not in made:
 
-        async def ask() -> str:
-            config = GenerateConfig(max_tokens=SUMMARY_MAX_TOKENS)
-            return (await model.generate(prompt, config=config)).completion.strip()
+    async def ask() -> tuple[str, int]:
+        config = GenerateConfig(max_tokens=SUMMARY_MAX_TOKENS)
+        return (await model.generate(prompt, config=config)).completion.strip(), 1
 
-        made[key] = _Request(asyncio.ensure_future(ask()))
-    request = made[key]
-    request.waiters += 1
-    try:
-        return await asyncio.shield(request.future)
-    except BaseException:
-        # a failed request is made again by the next sample; one that no sample awaits any
-        # more (each that did was cancelled: Ctrl-C, a time limit) stops rather than runs on
-        if request.future.done() or request.waiters == 1:
-            request.future.cancel()
-            if made.get(key) is request:
-                del made[key]
-        raise
-    finally:
-        request.waiters -= 1
+    return (await _shared(("request", str(model), prompt), ask))[0]
 
 
 async def chunks(model: Model, notes: Sequence[str], budget: int) -> list[list[str]]:
@@ -105,7 +112,13 @@ async def chunks(model: Model, notes: Sequence[str], budget: int) -> list[list[s
 
 async def store_summary(model: Model, notes: Sequence[str], budget: int) -> tuple[str, int]:
     """One summary of ``notes``: each chunk summarised, then the summaries, until one
-    request holds them; with the number of requests made for it."""
+    request holds them; with the number of requests made for it. Made once a run for every
+    sample of the store (its chunking too, which reads many token counts)."""
+    key = ("store", str(model), str(budget), *notes)
+    return await _shared(key, lambda: _reduce(model, notes, budget))
+
+
+async def _reduce(model: Model, notes: Sequence[str], budget: int) -> tuple[str, int]:
     requests = 0
     while True:
         runs = await chunks(model, notes, budget)

@@ -103,3 +103,20 @@ async def test_a_shared_request_runs_while_a_sample_awaits_it_and_stops_when_non
     assert len(model.prompts) == 2  # asked again, not the cancelled request's result
     later.cancel()
     await asyncio.gather(*samples, later, return_exceptions=True)
+
+
+async def test_a_later_sample_of_the_store_reuses_its_summary_chunking_included():
+    model = WordModel()
+    counted: list[int] = []
+    count = model.count_tokens
+
+    async def counting(messages: list[ChatMessageUser]) -> int:
+        counted.append(1)
+        return await count(messages)
+
+    model.count_tokens = counting  # type: ignore[method-assign]
+    notes = [f"note{i} says something about day {i}" for i in range(40)]
+    first = await store_summary(model, notes, 60)  # type: ignore[arg-type]
+    asked, measured = len(model.prompts), len(counted)
+    assert await store_summary(model, notes, 60) == first  # type: ignore[arg-type]
+    assert (len(model.prompts), len(counted)) == (asked, measured)  # nothing asked or counted again

@@ -37,7 +37,8 @@ class PlanRow(BaseModel):
 
 
 class Plan(BaseModel):
-    """The rows, the task arguments they share, the examples' file (relative to the plan)."""
+    """The rows, the task arguments they share, the examples' file (relative to the plan),
+    and the sha256 of the data they were planned on (a row on other data is refused)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -45,6 +46,7 @@ class Plan(BaseModel):
     task: dict[str, Any]
     examples: str
     rows: list[PlanRow]
+    data_sha256: str | None = None
 
 
 def load_plan(path: Path) -> tuple[Plan, list[str]]:
@@ -103,15 +105,28 @@ def run_plan(
     from contextlib import redirect_stdout
 
     from cmi_inspect.paths import writable_dir
-    from cmi_inspect.rows import check_rows, run_plans
-    from cmi_inspect.run import DEFAULT_MODEL, EVAL_SET_VERDICTS, WithoutLines, only_run
+    from cmi_inspect.rows import causal_locomo_task, check_rows, run_plans
+    from cmi_inspect.run import (
+        DEFAULT_MODEL,
+        EVAL_SET_VERDICTS,
+        WithoutLines,
+        only_run,
+        refuse_other_data,
+    )
 
     plan, ids = load_plan(plan_file)
     chosen = model or os.environ.get("INSPECT_EVAL_MODEL") or DEFAULT_MODEL
     ready = [row for row in plan.rows if not waiting(row, log_dir)]
-    for row in ready:  # every row's arguments, before any row runs
-        check_rows([(row.strategy, row_args(row, log_dir))], {**plan.task, **row.task},
-                   chosen, model_args or {})  # fmt: skip
+    for row in ready:  # every row's arguments and data, before any row runs
+        task_args = {**plan.task, **row.task}
+        check_rows([(row.strategy, row_args(row, log_dir))], task_args, chosen, model_args or {})
+        data = causal_locomo_task(**task_args)
+        digest = str((data.metadata or {})["data_sha256"])
+        if plan.data_sha256 and digest != plan.data_sha256:
+            raise UserError(f"--plan {plan_file}: row {row.name} reads data with sha256 "
+                            f"{digest[:12]}..., not the {plan.data_sha256[:12]}... it was "
+                            "planned on.")  # fmt: skip
+        refuse_other_data(str(Path(log_dir) / row.name), str(data.version), digest)
     settings: dict[str, Any] = dict(
         model=chosen, model_args=model_args or {}, limit=None, max_samples=max_samples,
         max_tasks=1, timeout=timeout, time_limit=None, max_retries=max_retries, cache=cache,

@@ -79,3 +79,10 @@ def test_run_refuses_options_the_plan_fixes(tmp_path, capsys):
     plan = write_plan(tmp_path, [{"name": "ok", "strategy": "no_memory"}])
     assert cli(["run", str(tmp_path / "logs"), "--plan", str(plan), "--strategies", "cmi"]) != 0
     assert "--strategies cannot go with --plan" in capsys.readouterr().err
+
+
+def test_a_plan_on_other_data_than_it_was_planned_on_is_one_line_before_any_row_runs(tmp_path):
+    plan = write_plan(tmp_path, [{"name": "ok", "strategy": "no_memory"}], data_sha256="0" * 64)
+    with pytest.raises(UserError, match=r"row ok reads data with sha256 \w{12}\.\.\., not the 000000000000"):
+        run_plan(str(tmp_path / "logs"), plan, model="fixed_latency/0")
+    assert not (tmp_path / "logs").exists() or not list_eval_logs(str(tmp_path / "logs"))

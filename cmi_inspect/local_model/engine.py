@@ -273,15 +273,18 @@ class Engine:
         return [s for s in self.slots if s.completion is not None]
 
     def _waits(self, tokens: list[int], taken: list[list[int]]) -> bool:
-        """Whether a prompt waits for a prompt a slot is decoding (``worth_waiting``)."""
-        if not self.reuse:
-            return False
+        """Whether a prompt waits for a prompt a slot is decoding (``worth_waiting``); the
+        saved states are searched only for a prompt that shares a block with a busy one."""
+        block = self.llm.block
         busy = [*(s.completion.prompt for s in self._running() if s.completion), *taken]
+        busy = [b for b in busy if common_prefix(b, tokens) >= block]
+        if not self.reuse or not busy:
+            return False
         free = [
             min(common_prefix(s.live, tokens), s.live_large) for s in self.slots if not s.future
         ]
         at_hand = max([self.slot_saved.longest(tokens)[1], *free])
-        return worth_waiting(tokens, busy, at_hand, self.llm.block)
+        return worth_waiting(tokens, busy, at_hand, block)
 
     def _slot_for(self, tokens: list[int]) -> Slot:
         """The free slot whose prompt shares the longest reusable prefix with ``tokens``."""

@@ -19,7 +19,7 @@ import io
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager, redirect_stdout
+from contextlib import ExitStack, contextmanager, nullcontext, redirect_stdout
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -42,6 +42,8 @@ from cmi_inspect.strategies import BUILT_IN, STRATEGIES, installed_strategies, s
 from cmi_inspect.strategies.cmi import ABLATIONS
 
 LOCK_FILE = ".cmi-inspect-run.lock"
+WORKER = "INSPECT_EVAL_SET_SELECTION"
+"""Set, Inspect's eval set runs as a worker: the tasks a runner's selection file names."""
 SERVED_SERVICE = "cmi-served"
 """The ``openai-api`` service name of a model ``--serve`` serves."""
 DEFAULT_MODEL = "gguf/smollm2"
@@ -128,6 +130,11 @@ def run_all(
     A strategy another package installs runs its rows in a Python process of its own
     (``run_apart``), after the built-in ones, so that it can touch no other row; with
     ``isolate`` its ``select`` also runs in a sandbox (``strategies.isolation``).
+
+    Under Inspect's eval-set capture (``INSPECT_EVAL_SET_CAPTURE``) the built-in rows are
+    listed and nothing runs; a worker (``INSPECT_EVAL_SET_SELECTION``) runs the rows its
+    selection names into the shared folder, without the folder's lock, and answers for
+    those alone (docs/serving.md).
     """
     check_counts(
         max_samples=max_samples,
@@ -189,7 +196,8 @@ def run_all(
     names = [run_name(name, params, args) for name, params in plans]
     print(f"cmi-inspect run: {cache_note(cache)}", file=sys.stderr)  # checked: now it runs
     logs: list[EvalLog] = []
-    with only_run(folder), ExitStack() as stack:
+    worker = bool(os.environ.get(WORKER, "").strip())
+    with nullcontext() if worker else only_run(folder), ExitStack() as stack:
         stack.enter_context(redirect_stdout(WithoutLines(sys.stdout, EVAL_SET_VERDICTS)))
         if serve:
             chosen, served_settings = stack.enter_context(served(chosen, served_args))
@@ -197,8 +205,10 @@ def run_all(
             settings.update(model=chosen, model_args={}, config={**served_settings, **config})
         if ours:
             logs += run_plans(log_dir, ours, args, settings)
-        for plan in apart:
+        for plan in apart if not worker else []:  # a selection names built-in rows only
             run_apart(log_dir, [plan], args, settings)
+    if worker:  # the rows the selection named, each its log
+        return unfinished([str(log.eval.task_display_name) for log in logs], logs, log_dir)
     return unfinished(names, logs, log_dir)
 
 

@@ -272,7 +272,7 @@ def test_report_out_where_nothing_can_be_written_is_one_line_before_reading_logs
 
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    monkeypatch.setattr(cmi_inspect.report, "read_runs", lambda *a: pytest.fail("read the logs first"))
+    monkeypatch.setattr(cmi_inspect.report, "load_runs", lambda *a: pytest.fail("read the logs first"))
     assert main(["report", str(tmp_path), "--out", str(blocker / "report")]) == 2
     assert f"--out {blocker / 'report'}: cannot write the report there (Not a directory)." in one_line(capsys, "report")
 

@@ -426,3 +426,63 @@ def test_run_isolate_sandboxes_installed_strategies_so_the_key_on_disk_is_out_of
     assert set(isolated) == {"read_the_key + isolated", "no_memory"}  # built-ins are not sandboxed
     scores = {k: m.mean for k, m in isolated["read_the_key + isolated"].metrics.items()}
     assert scores == {k: m.mean for k, m in isolated["no_memory"].metrics.items()}
+
+
+@pytest.mark.slow  # five processes of Inspect
+def test_two_workers_of_a_captured_eval_set_write_into_one_folder_what_one_run_writes(tmp_path):
+    """A runner lists the rows (Inspect's eval-set capture), two workers each run one into the
+    same folder at once (selection), and the folder reports as a one-process run's does."""
+    import json
+
+    from cmi_inspect.report.export import make_export
+
+    command = [str(Path(sys.executable).parent / "cmi-inspect"), "run", str(tmp_path / "shared")]
+    options = ["--strategies", "no_memory,vector_memory", "--model", "fixed_latency/0", "--no-cache"]
+    options += ["-T", f"data_file={SYNTHETIC}"]  # no cache: each run's calls are its own, tokens and all
+    manifest = tmp_path / "capture.json"
+    listed = subprocess.run(
+        [*command, *options],
+        env={**os.environ, "INSPECT_EVAL_SET_CAPTURE": str(manifest)},
+        capture_output=True,
+        text=True,
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert not list((tmp_path / "shared").glob("*.eval"))  # listed, not run
+    tasks = json.loads(manifest.read_text())["tasks"]
+    assert [t["args"]["strategy"] for t in tasks] == ["no_memory", "vector_memory"]
+    workers = []
+    for i, task in enumerate(tasks):
+        selection = tmp_path / f"selection-{i}.json"
+        selection.write_text(
+            json.dumps({"version": 3, "eval_set_id": "shared", "tasks": [{"identifier": task["identifier"]}]})
+        )
+        env = {**os.environ, "INSPECT_EVAL_SET_SELECTION": str(selection)}
+        workers.append(
+            subprocess.Popen([*command, *options], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        )
+    for worker in workers:  # both at once: the folder's lock is Inspect's to keep in worker mode
+        out, err = worker.communicate(timeout=300)
+        assert worker.returncode == 0 and "every run finished" in out + err, out + err
+    assert (
+        run_all(
+            str(tmp_path / "alone"),
+            strategies=["no_memory", "vector_memory"],
+            model="fixed_latency/0",
+            task_args={"data_file": str(SYNTHETIC)},
+        )
+        == []
+    )
+
+    def figures(folder: Path) -> list[tuple[Any, ...]]:
+        export = make_export(str(folder))
+        assert export.runs and all(r.verified for r in export.runs)
+        return sorted(
+            (
+                r.strategy,
+                r.samples,
+                tuple((x.sample, x.score, x.useful_f1, x.selected, x.calls, x.input_tokens) for x in r.rows),
+            )
+            for r in export.runs
+        )
+
+    assert figures(tmp_path / "shared") == figures(tmp_path / "alone")

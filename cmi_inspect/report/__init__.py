@@ -19,13 +19,14 @@ from cmi_inspect.causal_locomo import reference
 from cmi_inspect.errors import UserError
 from cmi_inspect.report.breakdown import breakdown_json, breakdown_sections, by_kind, by_useful
 from cmi_inspect.report.evaluation import evaluation_report
+from cmi_inspect.report.export import load_runs
 from cmi_inspect.report.figures import (
     plot_accuracy_cost,
     plot_accuracy_robustness,
     plot_poison_by_kind,
     plot_utility,
 )
-from cmi_inspect.report.runs import DataSet, Run, read_runs
+from cmi_inspect.report.runs import DataSet, Run
 from cmi_inspect.report.stats import fmt, plus_minus
 from cmi_inspect.report.tables import (
     extraction_note,
@@ -37,6 +38,8 @@ from cmi_inspect.report.tables import (
     table3,
     table3_rows,
 )
+from cmi_inspect.report.xl_tables import xl_tables
+from cmi_inspect.report.xl_targets import targets_table
 
 
 def _jsonable(value: Any) -> Any:
@@ -113,7 +116,7 @@ def build_report(log_dir: str, out: Path | None = None, evaluation: bool = False
     ``out`` that cannot be written is one line, before any log is read."""
     if out is not None:
         unwritable(out, lambda: out.mkdir(parents=True, exist_ok=True))
-    every, notes = read_runs(log_dir)
+    every, notes, facts = load_runs(log_dir)
     runs = [r for r in every if r.verified]
     evaluated = evaluation_report(runs, log_dir)
     parts = [
@@ -130,6 +133,7 @@ def build_report(log_dir: str, out: Path | None = None, evaluation: bool = False
     ]
     for data, group in data_sets(runs).items():
         parts += data_section(data, group)
+    parts += xl_tables(runs, facts) + targets_table(runs, facts)
     parts += unverified_section([r for r in every if not r.verified])
     if not every:
         parts.append("No usable causal_locomo log.")

@@ -1,5 +1,6 @@
 """Each scored sample of a run as the report's breakdowns read it: its conversation, how
-many useful memories it has, the kinds of its harmful memories, and its figures."""
+many useful memories it has, the kinds of its harmful memories, what the model saw, its
+figures and what it cost (what an export keeps of a sample, ``export``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from inspect_ai.log import EvalSample
 from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.dataset import conversation_of
 from cmi_inspect.causal_locomo.measures import F1_AT
+from cmi_inspect.report.sample_cost import model_calls, token_usage
 from cmi_inspect.report.stats import Mean
 
 USEFUL_GROUPS = ("0", "1", "2+")
@@ -37,6 +39,18 @@ class SampleRow:
     """``f1_at_1``, ``f1_at_3`` of its ranking (empty: the strategy does not rank)."""
     kinds: dict[str, float] = field(default_factory=dict)
     """Each kind of harmful memory in its bank, with the share of those the strategy selected."""
+    success: float = 0.0
+    precision: float = 0.0
+    recall: float = 0.0
+    n_selected: float = 0.0
+    selected: tuple[str, ...] = ()
+    """The ids of the memories the model saw (the scorer's selection)."""
+    calls: int = 0
+    """The strategy's generations and forced decodings (``sample_cost.model_calls``)."""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    seconds: float = 0.0
+    """Its working time."""
 
     @property
     def useful_group(self) -> str:
@@ -50,7 +64,9 @@ def sample_row(sample: EvalSample) -> SampleRow:
     values, answer = selection.value, task
     assert isinstance(values, dict) and isinstance(answer, dict)
     meta = scored_record(sample)
-    selected = {row["memory_id"] for row in (selection.metadata or {}).get("selected", [])}
+    tokens = token_usage(sample)
+    seen = [str(row["memory_id"]) for row in (selection.metadata or {}).get("selected", [])]
+    selected = set(seen)
     picked: dict[str, list[bool]] = defaultdict(list)
     for m in meta.memory_bank:
         if m.label == "harmful" and m.attack_kind:
@@ -64,6 +80,15 @@ def sample_row(sample: EvalSample) -> SampleRow:
         score=float(answer["score"]),
         f1_at={k: float(values[k]) for k in F1_AT_KEYS if k in values},
         kinds={kind: sum(p) / len(p) for kind, p in sorted(picked.items())},
+        success=float(answer.get("success", 0.0)),
+        precision=float(values.get("precision", 0.0)),
+        recall=float(values.get("recall", 0.0)),
+        n_selected=float(values.get("n_selected", len(seen))),
+        selected=tuple(seen),
+        calls=model_calls(sample),
+        input_tokens=tokens[0],
+        output_tokens=tokens[1],
+        seconds=float(sample.working_time or 0.0),
     )
 
 

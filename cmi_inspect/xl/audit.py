@@ -51,7 +51,7 @@ BLIND_FEATURES = tuple(f for f in FORM_FEATURES if f != "question_overlap")
 """The form features that read the memory (and its store) alone, not the question."""
 
 
-def _labelled(convs: dict[str, Conversation], exs: Sequence[Example]) -> dict[str, set[str]]:
+def labelled_turns(convs: dict[str, Conversation], exs: Sequence[Example]) -> dict[str, set[str]]:
     """Per conversation, every turn any LoCoMo question rests on or any example labels."""
     out: dict[str, set[str]] = defaultdict(set)
     for name, conv in convs.items():
@@ -150,7 +150,7 @@ def xl_audit(
 ) -> dict[str, Any]:
     """The whole v5 audit, JSON-ready."""
     exs = examples(records)
-    labelled = _labelled(convs, exs)
+    labelled = labelled_turns(convs, exs)
     first = {e.conversation: e for e in reversed(exs)}
     by_conv = {c: Store(e, labelled[c]) for c, e in first.items()}
     stores = {e.id: by_conv[e.conversation] for e in exs}
@@ -166,8 +166,8 @@ def xl_audit(
     likeness, likeness_auc = evidence_likeness(exs, labelled)
     ranked.append(likeness)
     confirmed = [e for e in exs if e.meta["group"] == "confirmed"]
-    pool = {e.id for e in confirmed if _in_pool(e, ranked)}
-    no_rare = [e for e in confirmed if not _evidence_has_rare_word(e, stores[e.id])]
+    pool = {e.id for e in confirmed if in_pool(e, ranked)}
+    no_rare = [e for e in confirmed if not evidence_has_rare_word(e, stores[e.id])]
     unanswerable = [e for e in exs if e.meta["group"] == "unanswerable"]
     by_speaker = {
         who: [e for e in unanswerable if who in e.meta["confuser_speakers"].values()]
@@ -190,12 +190,14 @@ def xl_audit(
     }
 
 
-def _in_pool(e: Example, ranked: Sequence[Ranked]) -> bool:
+def in_pool(e: Example, ranked: Sequence[Ranked]) -> bool:
+    """A confuser in the top ``POOL_DEPTH`` of BM25 or e5."""
     tops = [r.order[e.id][:POOL_DEPTH] for r in ranked if r.name in ("bm25", "e5")]
     return any(set(top) & set(e.meta["confusers"]) for top in tops)
 
 
-def _evidence_has_rare_word(e: Example, store: Store) -> bool:
+def evidence_has_rare_word(e: Example, store: Store) -> bool:
+    """Some evidence turn holds one of the question's rare words."""
     rare = rare_words(e.question, store.bags)
     return any(rare & store.bags[t] for t in e.meta["evidence"])
 

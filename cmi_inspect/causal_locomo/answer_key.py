@@ -174,6 +174,29 @@ class ScoredExample(StoreModel):
 
 def scored_record(sample: EvalSample) -> CausalLocomoMetadata:
     """A logged sample's whole record: what its scorers wrote in its store, else (a log from
-    before they did) its metadata, which they then replaced."""
-    record = sample.store_as(ScoredExample).record
-    return CausalLocomoMetadata.model_validate(record or sample.metadata)
+    before they did) its metadata, which they then replaced, else (a sample a resumed run
+    carried over without its store) the key its score names, checked by its sha256."""
+    record = sample.store_as(ScoredExample).record or sample.metadata
+    if record.get("memory_bank") is None and sample.scores:
+        return _rekeyed(sample)
+    return CausalLocomoMetadata.model_validate(record)
+
+
+def _rekeyed(sample: EvalSample) -> CausalLocomoMetadata:
+    """The record the score's seal names (``SealedExample.seal_record``), from the data
+    file the sample ran on; an ``AnswerKeyError`` when its sha256 is not the seal's."""
+    meta = sample.metadata
+    seal = next(
+        (s.metadata["answer_key"] for s in (sample.scores or {}).values()
+         if s.metadata and "answer_key" in s.metadata),
+        None,
+    )  # fmt: skip
+    if not isinstance(seal, dict):
+        raise AnswerKeyError(f"Sample {sample.id!r}: its log keeps no record and no seal.")
+    size = seal.get("bank_size")
+    key = sealed_example(meta["data_file"], meta["data_sha256"], str(meta["example_id"]),
+                         meta["protocol"], int(size) if size is not None else None)  # fmt: skip
+    if key.digest != seal.get("example_sha256"):
+        raise AnswerKeyError(f"Sample {sample.id!r}: {meta['data_file']} holds another record "
+                             "than the one it was scored on.")  # fmt: skip
+    return key.metadata

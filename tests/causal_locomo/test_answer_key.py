@@ -54,3 +54,32 @@ def test_a_stored_files_key_expands_its_example_and_draws_the_runs_bank(mini_bui
     assert sample.id == record.example_id and small.changed(sample.metadata or {}, [""]) == []
     assert len(small.record.memory_bank) == max(8, len(record.gold_memory_ids) + len(small.metadata.harmful_ids))
     assert whole.changed(sample.metadata or {}, [""]) != []  # the whole bank is not the run's
+
+
+def test_a_scored_sample_without_its_stored_record_is_read_back_from_the_key_its_seal_names(tmp_path):
+    """A resumed run can carry a sample over without the record its scorers stored: the record
+    comes from the data file again, checked by the sha256 its score sealed."""
+    from cmi_inspect.causal_locomo.answer_key import ScoredExample, scored_record
+    from cmi_inspect.strategies.solvers import no_memory
+    from cmi_inspect.task import causal_locomo
+    from inspect_ai import eval as inspect_eval
+
+    from conftest import mock_model
+
+    [log] = inspect_eval(
+        causal_locomo(data_file=str(SYNTHETIC), protocol="blind"),
+        solver=no_memory(),
+        model=mock_model(lambda p: "x"),
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    sample = (log.samples or [])[0]
+    stored = scored_record(sample)
+    sample.store = {k: v for k, v in sample.store.items() if not k.startswith(ScoredExample.__name__)}
+    assert not sample.store_as(ScoredExample).record
+    assert scored_record(sample) == stored
+    for score in (sample.scores or {}).values():
+        if score.metadata and "answer_key" in score.metadata:
+            score.metadata["answer_key"] = {**score.metadata["answer_key"], "example_sha256": "0" * 64}
+    with pytest.raises(AnswerKeyError, match="holds another record than the one it was scored on"):
+        scored_record(sample)

@@ -161,7 +161,10 @@ def test_infer_true_end_to_end_with_the_embedded_model_served(by_entry_point, tm
     record = sample.store_as(MemorySelection)
     d = LangMemDetails.model_validate(record.details)
     assert d.llm and d.llm.startswith("local at http://127.0.0.1:")
-    assert d.llm_calls >= 2 and sorted(e.key for e in d.extractions) == ["m1", "m2"]
+    assert sorted(e.key for e in d.extractions) == ["m1", "m2"]
+    # SmolLM2's replies differ between CPUs (one ran into the served window on CI's): what
+    # holds whatever it says is that every extraction that did not fail made a call
+    assert d.llm_calls >= sum(not e.error for e in d.extractions)
     assert d.extraction_failed == any(e.error for e in d.extractions)
     # the selection is memories the store holds, each written from one bank memory
     assert set(record.selected) <= {e.key for e in d.extractions if e.written}

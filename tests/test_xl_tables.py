@@ -8,7 +8,15 @@ import math
 import pytest
 from cmi_inspect.report.runs import DataSet, Run
 from cmi_inspect.report.samples import SampleRow
-from cmi_inspect.report.xl_tables import estimate, facts_of, measure, per_sample, row_name, xl_tables
+from cmi_inspect.report.xl_tables import (
+    bank_sweep,
+    estimate,
+    facts_of,
+    measure,
+    per_sample,
+    row_name,
+    xl_tables,
+)
 
 
 def fact(conversation, confusers, rank, effective=(), group="confirmed", in_pool=True, no_rare=False):
@@ -28,9 +36,9 @@ def row(sample, selected, **values):
                      calls=values.get("calls", 1))  # fmt: skip
 
 
-def run(location, rows, bank_size=None):
+def run(location, rows, bank_size=None, strategy="vector_memory"):
     return Run(
-        strategy="vector_memory", model="m", protocol="blind", judge="alias match", log="x.eval",
+        strategy=strategy, model="m", protocol="blind", judge="alias match", log="x.eval",
         samples=len(rows), failed=0, metrics={}, calls=1.0, cache_hits=0.0, input_tokens=0.0,
         output_tokens=0.0, seconds_per_sample=0.0, by_family={}, by_attack_kind={},
         data=DataSet("xl", "sha", examples=len(rows), bank_size=bank_size), location=location,
@@ -80,6 +88,30 @@ def test_the_tables_show_every_xl_row_and_nothing_without_facts():
     text = "\n".join(xl_tables([r], FACTS))
     assert "| vector_memory | 2 |" in text and "Stratum: unanswerable" in text
     assert xl_tables([r], {}) == []
+
+
+def test_the_bank_sweep_orders_each_strategys_banks_with_the_store_last(tmp_path):
+    from cmi_inspect.report.figures import plot_bank_sweep
+    from PIL import Image
+
+    rows = [row("e1", ["c1", "c2"], f1=0.5), row("e2", ["d1"], f1=0.25)]
+    runs = [
+        run("vector_memory/x.eval", rows[:1]),
+        run("vector_memory-bank8/x.eval", rows, bank_size=8),
+        run("vector_memory-bank32/x.eval", [row("e1", [], f1=1.0)], bank_size=32),
+        run("cmi/x.eval", rows, strategy="cmi"),  # one bank only: no sweep
+    ]
+    sweep = bank_sweep(runs, FACTS)
+    assert list(sweep) == ["vector_memory"] and list(sweep["vector_memory"]) == [8, 32, None]
+    assert sweep["vector_memory"][8]["useful_f1"].mean == 0.375
+    assert sweep["vector_memory"][8]["adoption_all"].mean == 1.0  # both of e1's, e2's one
+    assert sweep["vector_memory"][None]["adoption_all"].n == 1
+    assert "| vector_memory | store | 0.500 | 1.000 |" in "\n".join(xl_tables(runs, FACTS))
+    plot_bank_sweep(sweep, tmp_path / "sweep.png")
+    with Image.open(tmp_path / "sweep.png") as image:
+        assert image.size[0] > 600
+    plot_bank_sweep({}, tmp_path / "none.png")
+    assert not (tmp_path / "none.png").exists()
 
 
 def test_facts_of_the_fixture_build(mini_records, mini_conversations):

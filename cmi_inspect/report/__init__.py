@@ -23,6 +23,7 @@ from cmi_inspect.report.export import load_runs
 from cmi_inspect.report.figures import (
     plot_accuracy_cost,
     plot_accuracy_robustness,
+    plot_bank_sweep,
     plot_poison_by_kind,
     plot_utility,
 )
@@ -38,7 +39,7 @@ from cmi_inspect.report.tables import (
     table3,
     table3_rows,
 )
-from cmi_inspect.report.xl_tables import xl_tables
+from cmi_inspect.report.xl_tables import Estimate, bank_sweep, xl_tables
 from cmi_inspect.report.xl_targets import targets_table
 
 
@@ -141,7 +142,8 @@ def build_report(log_dir: str, out: Path | None = None, evaluation: bool = False
         parts += ["## Skipped logs", "\n".join(f"- {n}" for n in notes)]
     markdown = "\n\n".join(parts) + "\n"
     if out is not None:
-        unwritable(out, lambda: write_files(out, log_dir, markdown, evaluated, every, notes))
+        sweep = bank_sweep(runs, facts)
+        unwritable(out, lambda: write_files(out, log_dir, markdown, evaluated, every, notes, sweep))
     return evaluated if evaluation else markdown
 
 
@@ -155,9 +157,16 @@ def unwritable(out: Path, write: Callable[[], object]) -> None:
 
 
 def write_files(
-    out: Path, log_dir: str, markdown: str, evaluated: str, every: list[Run], notes: list[str]
+    out: Path,
+    log_dir: str,
+    markdown: str,
+    evaluated: str,
+    every: list[Run],
+    notes: list[str],
+    sweep: dict[str, dict[int | None, dict[str, Estimate]]],
 ) -> None:
-    """report.md, evaluation_report.md, report.json and the figures, in ``out``."""
+    """report.md, evaluation_report.md, report.json and the figures (XL's bank-size sweep
+    where it has one), in ``out``."""
     runs = [r for r in every if r.verified]
     (out / "report.md").write_text(markdown, encoding="utf-8")
     (out / "evaluation_report.md").write_text(evaluated, encoding="utf-8")
@@ -165,6 +174,7 @@ def write_files(
     plot_utility(runs, out / "utility_by_label.png")
     plot_poison_by_kind(runs, out / "poison_by_kind.png")
     plot_accuracy_cost(runs, out / "accuracy_cost.png")
+    plot_bank_sweep(sweep, out / "xl_bank_size.png")
     payload = {
         "log_dir": log_dir,
         "table1": [

@@ -11,6 +11,7 @@ from cmi_inspect.causal_locomo import reference
 from cmi_inspect.extras import require
 from cmi_inspect.report.runs import Run
 from cmi_inspect.report.tables import paper_row, utility_by_label
+from cmi_inspect.report.xl_tables import SWEEP_MEASURES, Estimate
 
 
 def run_label(r: Run) -> str:
@@ -159,6 +160,32 @@ def plot_accuracy_cost(runs: list[Run], path: Path) -> None:
     fig.suptitle("Accuracy vs cost per sample (hollow: some calls read from the cache)")
     if runs:
         axes[0][-1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def plot_bank_sweep(sweep: dict[str, dict[int | None, dict[str, Estimate]]], path: Path) -> None:
+    """XL's bank-size sweep (``xl_tables.bank_sweep``): each measure against the bank's size,
+    a line per strategy with its 95% interval over conversations; nothing without a sweep."""
+    if not sweep:
+        return
+    plt = _pyplot()
+    banks = sorted({b for by in sweep.values() for b in by}, key=lambda b: b or math.inf)
+    fig, axes = plt.subplots(1, len(SWEEP_MEASURES), figsize=(10, 4))
+    for ax, (name, stratum) in zip(axes, SWEEP_MEASURES, strict=True):
+        for strategy, by in sweep.items():
+            xs = [banks.index(b) for b in by]
+            e = [by[b][name] for b in by]
+            errors = [[x.mean - x.low for x in e], [x.high - x.mean for x in e]]
+            errors = [[0.0 if math.isnan(d) else d for d in side] for side in errors]
+            ax.errorbar(xs, [x.mean for x in e], yerr=errors, marker="o", capsize=3, label=strategy)
+        ax.set_xticks(range(len(banks)), [str(b or "store") for b in banks])
+        ax.set_xlabel("bank size (memories the strategy chooses from)")
+        over = "every example" if stratum == "every" else f"the {stratum} examples"
+        ax.set_title(f"{name} over {over}")
+        ax.set_ylim(bottom=0)
+    axes[0].legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -252,9 +252,50 @@ TABLES = (
 )
 
 
+SWEEP_MEASURES = (("useful_f1", "every"), ("adoption_all", "confirmed"))
+"""What the bank-size sweep shows, each over its stratum."""
+
+
+def bank_sweep(
+    runs: Sequence[Run], facts: dict[str, Facts]
+) -> dict[str, dict[int | None, dict[str, Estimate]]]:
+    """Each strategy (with its arguments) that ran on XL at two or more bank sizes: per
+    size, smallest first and the whole store (None) last, its ``SWEEP_MEASURES``."""
+    sizes: dict[str, dict[int | None, Run]] = defaultdict(dict)
+    for r in xl_runs(runs, facts):
+        sizes[r.strategy][r.data.bank_size] = r
+    return {
+        strategy: {
+            bank: {m: measure(r, facts, stratum)[m] for m, stratum in SWEEP_MEASURES}
+            for bank, r in sorted(by_bank.items(), key=lambda b: b[0] or math.inf)
+        }
+        for strategy, by_bank in sizes.items()
+        if len(by_bank) > 1
+    }
+
+
+def sweep_table(sweep: dict[str, dict[int | None, dict[str, Estimate]]]) -> list[str]:
+    if not sweep:
+        return []
+    body = [
+        [strategy, str(bank or "store"), *[str(by[m]) for m, _ in SWEEP_MEASURES]]
+        for strategy, banks in sweep.items()
+        for bank, by in banks.items()
+    ]
+    return [
+        "### Bank-size sweep (useful F1 over every example, adoption over the confirmed)",
+        markdown_table(["strategy", "bank", *[m for m, _ in SWEEP_MEASURES]], body),
+    ]
+
+
+def xl_runs(runs: Sequence[Run], facts: dict[str, Facts]) -> list[Run]:
+    """The runs on XL whose examples ``facts`` covers."""
+    return [r for r in runs if r.data.name == "xl" and any(x.sample in facts for x in r.rows)]
+
+
 def xl_tables(runs: Sequence[Run], facts: dict[str, Facts]) -> list[str]:
     """The v5 tables of the XL runs in ``runs`` (Markdown parts; none without facts)."""
-    xl = [r for r in runs if r.data.name == "xl" and any(x.sample in facts for x in r.rows)]
+    xl = xl_runs(runs, facts)
     if not xl:
         return []
     parts = [
@@ -273,4 +314,4 @@ def xl_tables(runs: Sequence[Run], facts: dict[str, Facts]) -> list[str]:
             n = max((e.n for e in m.values()), default=0)
             body.append([row_name(r), str(n), *[str(m.get(c, NONE)) for c in columns]])
         parts += [f"### {title}", markdown_table(["row", "n", *columns], body)]
-    return parts
+    return parts + sweep_table(bank_sweep(xl, facts))

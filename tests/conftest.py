@@ -39,8 +39,17 @@ if SHARED_DATA.is_dir():  # a local copy when there is one; else the pinned down
     os.environ.setdefault("CMI_DATA_DIR", str(SHARED_DATA))
 
 import pytest  # noqa: E402
+from cmi_inspect.latency_model import FixedLatencyModel  # noqa: E402
 from inspect_ai.log import EvalLog, EvalSample  # noqa: E402
-from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model  # noqa: E402
+from inspect_ai.model import (  # noqa: E402
+    ChatMessage,
+    GenerateConfig,
+    Model,
+    ModelOutput,
+    ModelUsage,
+    get_model,
+    modelapi,
+)
 from inspect_ai.scorer import Score  # noqa: E402
 
 Responder = Callable[[str], Any]
@@ -452,3 +461,21 @@ def mini_verdicts(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = folder / "verdicts.json"
     collect(folder, out, Path(LOCOMO_MINI))
     return out
+
+
+# --- a model with forced decoding (the attribution baselines' tests) -------------------------
+
+
+class ForcedScript(FixedLatencyModel):
+    """``fixed_latency`` (the first note, else "I do not know.", words as tokens) with forced
+    decoding: a word of the reply costs 0.1 nats where the prompt has it, 3 where it does not,
+    so a memory that holds the answer raises its log-probability (``forced_script/0``)."""
+
+    async def continuation_logprobs(self, input: list[ChatMessage], continuations: list[str]) -> list[list[float]]:
+        prompt = input[-1].text.lower()
+        return [[-0.1 if w.lower() in prompt else -3.0 for w in c.split()] + [-0.1] for c in continuations]
+
+
+@modelapi(name="forced_script")
+def forced_script() -> type[FixedLatencyModel]:
+    return ForcedScript

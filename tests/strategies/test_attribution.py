@@ -17,7 +17,6 @@ from cmi_inspect.causal_locomo.prompts import no_memory_prompt
 from cmi_inspect.causal_locomo.selection import MemorySelection
 from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.errors import UserError
-from cmi_inspect.latency_model import FixedLatencyModel
 from cmi_inspect.run import run_all
 from cmi_inspect.strategies import BASELINES, BUILT_IN, STRATEGIES, strategy_class, strategy_names
 from cmi_inspect.strategies.arguments import strategy_arguments
@@ -28,7 +27,7 @@ from cmi_inspect.strategies.solvers import BASELINE_SOLVERS, STRATEGY_SOLVERS
 from cmi_inspect.task import causal_locomo
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import list_eval_logs, read_eval_log
-from inspect_ai.model import ChatMessage, Model, modelapi
+from inspect_ai.model import ChatMessage, Model
 from inspect_ai.solver import SolverSpec
 from inspect_ai.util import registry_create, registry_info
 
@@ -203,21 +202,6 @@ def test_a_baselines_solver_takes_its_strategys_arguments_the_guard_and_isolatio
     doc = inspect.getdoc(factory) or ""
     for argument in [*arguments.names, "guard", "isolate", "**unknown"]:
         assert f"\n    {argument}: " in doc, argument
-
-
-class ForcedScript(FixedLatencyModel):
-    """``fixed_latency`` (the first note, else "I do not know.", words as tokens) with forced
-    decoding: a word of the reply costs 0.1 nats where the prompt has it, 3 where it does not,
-    so a memory that holds the answer raises its log-probability."""
-
-    async def continuation_logprobs(self, input: list[ChatMessage], continuations: list[str]) -> list[list[float]]:
-        prompt = input[-1].text.lower()
-        return [[-0.1 if w.lower() in prompt else -3.0 for w in c.split()] + [-0.1] for c in continuations]
-
-
-@modelapi(name="forced_script")
-def forced_script() -> type[FixedLatencyModel]:
-    return ForcedScript
 
 
 RELEASE_SAMPLES = ["conv-26_qa_0000", "conv-30_qa_0000"]

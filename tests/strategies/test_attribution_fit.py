@@ -10,29 +10,13 @@ import pytest
 from cmi_inspect.causal_locomo.selection import MemorySelection
 from cmi_inspect.cli import main as cli
 from cmi_inspect.errors import UserError
-from cmi_inspect.latency_model import FixedLatencyModel
 from cmi_inspect.strategies.attribution_fit import GRID, Replayed, choose, fit_thresholds, replayed
 from cmi_inspect.strategies.cmi import fitting_gate as gate
 from cmi_inspect.strategies.leave_one_in import LeaveOneInDetails
 from cmi_inspect.task import causal_locomo
 from inspect_ai import eval as inspect_eval
-from inspect_ai.model import ChatMessage, modelapi
 
 from conftest import SYNTHETIC, samples_of
-
-
-class Forced(FixedLatencyModel):
-    """``fixed_latency`` with forced decoding: a reply's word costs 0.1 nats where the prompt
-    has it and 3 where it does not."""
-
-    async def continuation_logprobs(self, input: list[ChatMessage], continuations: list[str]) -> list[list[float]]:
-        prompt = input[-1].text.lower()
-        return [[-0.1 if w.lower() in prompt else -3.0 for w in c.split()] + [-0.1] for c in continuations]
-
-
-@modelapi(name="forced_fit")
-def forced_fit() -> type[FixedLatencyModel]:
-    return Forced
 
 
 def sample(conversation: str, attributions: list[float], gold: list[str]) -> Replayed:
@@ -49,7 +33,7 @@ def run(log_dir, threshold: object = 0.0):
     [log] = inspect_eval(
         causal_locomo(data_file=str(SYNTHETIC), protocol="blind", strategy="leave_one_in",
                       strategy_args={"threshold": threshold}),
-        model="forced_fit/0", display="none", log_dir=str(log_dir), limit=4,
+        model="forced_script/0", display="none", log_dir=str(log_dir), limit=4,
     )  # fmt: skip
     assert log.status == "success", log.error
     return log

@@ -72,7 +72,10 @@ class Drawn:
 def drawn(records: Sequence[ExampleRecord], size: int | None) -> list[Drawn]:
     """Each record with its bank drawn down to ``size`` (None: the whole store)."""
     if size is None:
-        return [Drawn(r, DrawnBank(r, useful_lost=0, harmful_lost=0)) for r in records]
+        return [
+            Drawn(r, DrawnBank(r, len(r.memory_bank), useful_lost=0, harmful_lost=0))
+            for r in records
+        ]
     return [Drawn(r, draw_bank(r, size)) for r in records]
 
 

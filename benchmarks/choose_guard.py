@@ -27,7 +27,12 @@ from inspect_ai.model import get_model
 
 from cmi_inspect.causal_locomo.data import ExampleRecord
 from cmi_inspect.causal_locomo.data_files import load_records
-from cmi_inspect.causal_locomo.dataset import conversation_of, dataset_path, sample_view
+from cmi_inspect.causal_locomo.dataset import (
+    conversation_of,
+    dataset_path,
+    record_metadata,
+    view_of,
+)
 from cmi_inspect.causal_locomo.measures import selection_metrics
 from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.strategies.base import MemoryTask
@@ -68,7 +73,7 @@ async def examples(conversations: list[str], limit: int | None) -> list[Example]
     vector, model = VectorMemory(top_k=3), get_model("mockllm/model")  # it calls no model
     out = []
     for record in records:
-        view = sample_view(record, "blind", "", "")
+        view = view_of(record_metadata(record, "blind"))
         task = MemoryTask(
             record.current_task.instruction, view.memories, view.past_sessions, "blind", model
         )

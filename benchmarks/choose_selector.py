@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from inspect_ai.log import list_eval_logs, read_eval_log
 
-from cmi_inspect.causal_locomo.answer_key import scored_record
+from cmi_inspect.causal_locomo.dataset import scored_record
 from cmi_inspect.causal_locomo.scorers import answer_score
 from cmi_inspect.strategies.cmi import logged_diagnostics
 from cmi_inspect.strategies.cmi.features import CAUSAL, NON_CAUSAL

@@ -19,7 +19,7 @@ import time
 from inspect_ai.model import get_model
 
 from cmi_inspect.causal_locomo.data_files import load_records
-from cmi_inspect.causal_locomo.dataset import dataset_path, sample_view
+from cmi_inspect.causal_locomo.dataset import dataset_path, record_metadata, view_of
 from cmi_inspect.strategies.base import MemoryTask
 from cmi_inspect.strategies.guard import MemoryGuard
 from cmi_inspect.strategies.vector import VectorMemory
@@ -31,11 +31,11 @@ async def main() -> None:
     args = parser.parse_args()
     records = load_records(dataset_path("release"))[: args.limit]
     vector, guard, model = VectorMemory(top_k=3), MemoryGuard(), get_model("mockllm/model")
-    warm = sample_view(records[0], "blind", "", "")  # load both e5 models before timing
+    warm = view_of(record_metadata(records[0], "blind"))  # load both e5 models before timing
     await guard.check_async("warm up", [m.content for m in warm.memories[:2]], [])
     retrieve, check = [], []
     for record in records:
-        view = sample_view(record, "blind", "", "")
+        view = view_of(record_metadata(record, "blind"))
         task = MemoryTask(
             record.current_task.instruction, view.memories, view.past_sessions, "blind", model
         )

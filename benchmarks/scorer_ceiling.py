@@ -42,8 +42,7 @@ from pathlib import Path
 
 from inspect_ai.log import EvalSample, list_eval_logs, read_eval_log
 
-from cmi_inspect.causal_locomo.answer_key import scored_record
-from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
+from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata, scored_record
 from cmi_inspect.causal_locomo.measures import selection_metrics
 from cmi_inspect.causal_locomo.scorers import answer_score
 from cmi_inspect.causal_locomo.view import key_to_memory_id

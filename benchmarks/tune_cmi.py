@@ -24,7 +24,7 @@ import statistics
 
 from inspect_ai.log import EvalLog, read_eval_log
 
-from cmi_inspect.causal_locomo.answer_key import scored_record
+from cmi_inspect.causal_locomo.dataset import scored_record
 from cmi_inspect.causal_locomo.measures import selection_metrics
 from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.strategies.cmi import (

@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from inspect_ai.model import Model, ModelAPI
-    from inspect_ai.solver import TaskState
-    from inspect_ai.util import Store
 
 # Inspect's error for a missing prerequisite (``inspect_ai._util.error``, 0.3.285): the
 # exception hook of ``inspect eval`` prints one as its message alone, with no traceback.
@@ -26,22 +24,6 @@ except ImportError:  # pragma: no cover - only on an Inspect that moved it
 
         def __init__(self, message: str) -> None:
             self.message = message
-
-
-def set_sample_state(state: TaskState) -> None:
-    """Make ``state`` what Inspect's ``sample_state()`` returns in the current context
-    (``inspect_ai.solver._task_state._sample_state``, checked against 0.3.285)."""
-    from inspect_ai.solver._task_state import _sample_state
-
-    _sample_state.set(state)
-
-
-def set_sample_store(store: Store) -> None:
-    """Make ``store`` what Inspect's ``store()`` returns in the current context
-    (``inspect_ai.util._store.init_subtask_store``, checked against 0.3.285)."""
-    from inspect_ai.util._store import init_subtask_store
-
-    init_subtask_store(store)
 
 
 def active_model() -> Model | None:

@@ -20,7 +20,7 @@ from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
 
 from cmi_inspect.causal_locomo.data import TASK_FAMILIES
-from cmi_inspect.causal_locomo.dataset import SampleView, causal_locomo_dataset
+from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata, causal_locomo_dataset
 from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION
 from cmi_inspect.causal_locomo.log_tags import run_name, run_tags
 from cmi_inspect.causal_locomo.prompts import PROMPT_VERSION
@@ -112,8 +112,7 @@ def causal_locomo(
         split,
         bank_size,
     )
-    view = SampleView.model_validate(samples[0].metadata)
-    digest = view.data_sha256
+    digest = CausalLocomoMetadata.model_validate(samples[0].metadata).data_sha256
     chosen = dict(strategy_args or {})
     task_args = {
         "protocol": protocol,
@@ -127,11 +126,8 @@ def causal_locomo(
         solver=strategy_solver_named(strategy, chosen, shown) if strategy else no_memory(),
         display_name=run_name(strategy, chosen, task_args) if strategy else None,
         tags=run_tags(strategy, chosen, task_args) if strategy else None,
-        # the scorers read the answer key from the data file, never from a sample
-        scorer=[
-            task_score(view.data_file, digest, protocol, scoring, bank_size),
-            memory_selection(view.data_file, digest, protocol, bank_size),
-        ],
+        # pure functions of each sample's record and target: `inspect score` re-scores anywhere
+        scorer=[task_score(scoring), memory_selection()],
         config=GenerateConfig(temperature=0.0, max_tokens=ANSWER_MAX_TOKENS),
         metadata={
             "answer_prompt": PROMPT_VERSION,

@@ -9,7 +9,6 @@ import contextvars
 from cmi_inspect import inspect_private
 from cmi_inspect.errors import UserError
 from inspect_ai.model import get_model
-from inspect_ai.util import Store, store
 
 
 def test_user_error_is_inspects_prerequisite_error_which_inspect_eval_prints_as_one_line(monkeypatch):
@@ -21,21 +20,6 @@ def test_user_error_is_inspects_prerequisite_error_which_inspect_eval_prints_as_
     error = UserError("-S k must be an integer of at least 1, got 'x'.")
     inspect_error.exception_hook()(UserError, error, None)  # type: ignore[arg-type]
     assert printed == ["\n-S k must be an integer of at least 1, got 'x'.\n"]
-
-
-def test_the_sample_state_and_store_are_set_in_the_context_alone():
-    from inspect_ai.solver._task_state import sample_state
-
-    state, mine = object(), Store()
-    mine.set("seen", True)
-
-    def inside() -> tuple[object, Store]:
-        inspect_private.set_sample_state(state)  # type: ignore[arg-type]
-        inspect_private.set_sample_store(mine)
-        return sample_state(), store()
-
-    assert contextvars.copy_context().run(inside) == (state, mine)
-    assert sample_state() is not state and store() is not mine
 
 
 def test_inspects_openai_api_provider_is_told_apart_from_others():

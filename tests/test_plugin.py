@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import EvalLog, read_eval_log
 
-from conftest import REPO, SYNTHETIC
+from conftest import REPO, SYNTHETIC, value_of
 
 BIN = Path(sys.executable).parent
 
@@ -227,26 +227,22 @@ def test_an_installed_hostile_strategy_cannot_grade_itself(tmp_path):
         timeout=600,
     )
     env = {**outside_env(), "PYTHONPATH": str(site)}
-    for name, message in (
-        ("peek", "strategy 'peek' reached for the live sample through Inspect's sample_state()"),
-        ("rewrite", "strategy 'rewrite' changed the sample it runs in"),
-    ):
-        log = inspect_eval_log(
-            tmp_path,
-            tmp_path / name,
-            env,
-            "cmi_inspect/causal_locomo",
-            "--solver",
-            "cmi_inspect/memory_strategy",
-            "-S",
-            f"strategy={name}",
-            "-T",
-            "protocol=blind",
-            "-T",
-            f"data_file={SYNTHETIC}",
-            "--model",
-            "fixed_latency/0",
-            "--no-fail-on-error",
-        )
-        assert log.samples and all(message in (s.error.message if s.error else "") for s in log.samples)
-        assert not any(s.scores for s in log.samples)
+
+    def run(name: str, *more: str) -> EvalLog:
+        return inspect_eval_log(tmp_path, tmp_path / name, env, "cmi_inspect/causal_locomo", "--solver",
+                                "cmi_inspect/memory_strategy", "-S", f"strategy={name}", *more, "-T",
+                                "protocol=blind", "-T", f"data_file={SYNTHETIC}", "--model", "fixed_latency/0",
+                                "--no-fail-on-error")  # fmt: skip
+
+    rewrite = run("rewrite")  # in the run's process: a change to its sample fails it
+    assert rewrite.samples and not any(s.scores for s in rewrite.samples)
+    assert all("strategy 'rewrite' changed the sample it runs in" in (s.error.message if s.error else "")
+               for s in rewrite.samples)  # fmt: skip
+    from cmi_inspect.strategies.isolation import sandbox
+
+    if sandbox() == "none":
+        pytest.skip("neither bubblewrap nor unshare runs here: isolation cannot be shown")
+    peek = run("peek", "-S", "isolate=true")  # sandboxed: no live sample to read labels from
+    assert peek.status == "success" and peek.samples
+    precision = [value_of(s, "memory_selection")["precision"] for s in peek.samples]
+    assert precision and max(precision) < 1.0

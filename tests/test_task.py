@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.data import CAUSAL_LOCOMO_SHA256
+from cmi_inspect.causal_locomo.dataset import scored_record
 from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION
 from cmi_inspect.causal_locomo.prompts import PROMPT_VERSION
 from cmi_inspect.errors import UserError

@@ -39,6 +39,8 @@ class DrawnBank:
     """A record with its bank drawn down, and how many labelled memories the draw left out."""
 
     record: ExampleRecord
+    size: int
+    """The size asked for (``-T bank_size``); a bank no larger is kept whole."""
     useful_lost: int
     """Memories of the example's ``gold_memory_ids`` outside the drawn bank."""
     harmful_lost: int
@@ -100,7 +102,7 @@ def draw_bank(record: ExampleRecord, size: int) -> DrawnBank:
     """The record with a bank of its ``size`` memories the retriever ranks highest, in bank
     order, its labels those of the memories kept (see the module's docstring)."""
     if len(record.memory_bank) <= size:
-        return DrawnBank(record, useful_lost=0, harmful_lost=0)
+        return DrawnBank(record, size, useful_lost=0, harmful_lost=0)
     keep = set(ranked_ids(record)[:size])
     drawn = record.model_copy(
         update={
@@ -111,6 +113,7 @@ def draw_bank(record: ExampleRecord, size: int) -> DrawnBank:
     lost = [m for m in record.memory_bank if m.memory_id not in keep]
     return DrawnBank(
         drawn,
+        size,
         useful_lost=sum(i not in keep for i in record.gold_memory_ids),
         harmful_lost=sum(m.label == "harmful" for m in lost),
     )

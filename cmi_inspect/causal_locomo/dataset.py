@@ -1,10 +1,11 @@
 """Causal-LoCoMo as an Inspect dataset: one sample per example.
 
-A sample carries only what its strategy is shown (``SampleView``): the request's memories as
-the protocol shows them and the past sessions, never a label the protocol hides, a gold
-answer or a scoring criterion. Its answer key stays in the data file, which the scorers
-read for themselves (``answer_key``); once scored, the sample's store holds the full record
-(``CausalLocomoMetadata``) for the log and the report.
+A sample is an ordinary Inspect sample: its ``target`` holds the expected answer and its
+aliases, its metadata the example's whole record (``CausalLocomoMetadata``: the bank with its
+labels, the scoring criteria, the gold memories), so the scorers are pure functions of the
+sample and ``inspect score`` re-scores a log anywhere. A strategy never receives the sample:
+the strategy solver hands it its protocol's view (``SampleView``, built by ``view_of``), which
+under ``blind`` holds no label, gold answer or criterion.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.log import EvalSample
 from pydantic import BaseModel, Field
 
-from cmi_inspect.causal_locomo.bank_size import check_bank_size, smaller_bank
+from cmi_inspect.causal_locomo.bank_size import DrawnBank, check_bank_size, draw_bank
 from cmi_inspect.causal_locomo.data import (
     CAUSAL_LOCOMO_SHA256,
     SPLITS,
@@ -44,9 +46,8 @@ DATASETS = ("release", "xl")
 
 
 class CausalLocomoMetadata(BaseModel, frozen=True):
-    """An example's whole record, answer key included: what a scored sample's store holds
-    (the scorers write it from the sealed key, ``answer_key.ScoredExample``), never what a
-    running one carries."""
+    """An example's whole record under its protocol: what its sample carries (the scorers
+    read it) and what the log keeps. A strategy is handed its view (``view_of``) instead."""
 
     example_id: str
     protocol: ProtocolName
@@ -59,6 +60,17 @@ class CausalLocomoMetadata(BaseModel, frozen=True):
     bad_memory_ids: list[str]
     dated_by_source: bool = Field(default=False, exclude_if=lambda dated: not dated)
     """``ExampleRecord.dated_by_source``: the view shows every memory's own date."""
+    data_file: str = Field(default="", exclude_if=lambda path: not path)
+    """The data file the sample was read from (a log from before task version 7-B: '')."""
+    data_sha256: str = Field(default="", exclude_if=lambda digest: not digest)
+    bank_size: int | None = Field(default=None, exclude_if=lambda size: size is None)
+    """``-T bank_size``: ``memory_bank`` is the smaller bank drawn from the example's
+    (``bank_size.draw_bank``); ``gold_memory_ids`` stays whole, so a useful memory the draw
+    left out counts for no recall."""
+    useful_lost: int = Field(default=0, exclude_if=lambda n: not n)
+    """Under ``bank_size``: the useful memories the draw left out."""
+    harmful_lost: int = Field(default=0, exclude_if=lambda n: not n)
+    """Under ``bank_size``: the harmful memories the draw left out."""
 
     @property
     def labels(self) -> dict[str, str]:
@@ -69,10 +81,16 @@ class CausalLocomoMetadata(BaseModel, frozen=True):
     def harmful_ids(self) -> set[str]:
         return {m.memory_id for m in self.memory_bank if m.label == "harmful"}
 
+    @property
+    def target(self) -> list[str]:
+        """The gold answers (expected answer, then its aliases), as the sample's target."""
+        criteria = self.scoring_criteria
+        return list(dict.fromkeys([criteria.expected_answer, *criteria.answer_aliases]))
+
 
 class SampleView(BaseModel, frozen=True):
-    """What a sample carries while it runs: no more than its strategy is shown, and the data
-    file and sha256 its answer key is sealed in."""
+    """What a strategy is shown of a sample: no label the protocol hides, no gold answer, no
+    criterion (``view_of``)."""
 
     example_id: str
     protocol: ProtocolName
@@ -84,8 +102,7 @@ class SampleView(BaseModel, frozen=True):
     data_file: str
     data_sha256: str
     bank_size: int | None = Field(default=None, exclude_if=lambda size: size is None)
-    """``-T bank_size``: the bank is a smaller one drawn from the example's (``bank_size``);
-    the scorers draw the same (left out when the bank is whole)."""
+    """``-T bank_size``: the bank is a smaller one drawn from the example's."""
 
 
 EXAMPLE_ID = re.compile(r"(?P<conversation>.+?)_(?:qa_\d+|x[0-9a-f]{8})")
@@ -135,52 +152,51 @@ def _release_attack_kinds() -> dict[str, str]:
     return kinds
 
 
-def record_metadata(record: ExampleRecord, protocol: ProtocolName) -> CausalLocomoMetadata:
-    """The example's whole record under ``protocol``, answer key included."""
+def record_metadata(
+    record: ExampleRecord,
+    protocol: ProtocolName,
+    data_file: str = "",
+    data_sha256: str = "",
+    drawn: DrawnBank | None = None,
+) -> CausalLocomoMetadata:
+    """The example's whole record under ``protocol``; with ``drawn`` (``-T bank_size``), its
+    bank the drawn one, and how many useful and harmful memories the draw left out."""
+    bank = drawn.record.memory_bank if drawn else record.memory_bank
     return CausalLocomoMetadata(
         example_id=record.example_id,
         protocol=protocol,
         task_family=record.task_family,
-        memory_bank=record.memory_bank,
+        memory_bank=bank,
         past_sessions=record.past_sessions,
         scoring_criteria=record.scoring_criteria,
         gold_behavior=record.gold_behavior,
         gold_memory_ids=record.gold_memory_ids,
-        bad_memory_ids=record.bad_memory_ids,
+        bad_memory_ids=drawn.record.bad_memory_ids if drawn else record.bad_memory_ids,
         dated_by_source=record.dated_by_source,
-    )
-
-
-def sample_view(
-    record: ExampleRecord,
-    protocol: ProtocolName,
-    data_file: str,
-    data_sha256: str,
-    bank_size: int | None = None,
-) -> SampleView:
-    """What the example's sample carries while it runs (``SampleView``); ``bank_size``
-    records that the record's bank was drawn smaller (``bank_size.smaller_bank``)."""
-    sessions = sorted(record.past_sessions, key=lambda s: s.timestamp)
-    stamps = [s.timestamp for s in sessions]
-    return SampleView(
-        example_id=record.example_id,
-        protocol=protocol,
-        task_family=record.task_family,
-        memories=memory_view(
-            record.example_id, record.memory_bank, protocol, stamps, record.dated_by_source
-        ),
-        past_sessions=sessions,
         data_file=data_file,
         data_sha256=data_sha256,
-        bank_size=bank_size,
+        bank_size=drawn.size if drawn else None,
+        useful_lost=drawn.useful_lost if drawn else 0,
+        harmful_lost=drawn.harmful_lost if drawn else 0,
     )
 
 
-SEALED_TARGET = (
-    "Sealed: no gold answer travels with a running sample. The scorers read it from the "
-    "data file; once scored, task_score's explanation names the expected answer."
-)
-"""Every sample's target: what Inspect View's Target shows in place of the gold answers."""
+def view_of(meta: CausalLocomoMetadata) -> SampleView:
+    """What the sample's strategy is shown under its protocol (``SampleView``)."""
+    sessions = sorted(meta.past_sessions, key=lambda s: s.timestamp)
+    stamps = [s.timestamp for s in sessions]
+    return SampleView(
+        example_id=meta.example_id,
+        protocol=meta.protocol,
+        task_family=meta.task_family,
+        memories=memory_view(
+            meta.example_id, meta.memory_bank, meta.protocol, stamps, meta.dated_by_source
+        ),
+        past_sessions=sessions,
+        data_file=meta.data_file,
+        data_sha256=meta.data_sha256,
+        bank_size=meta.bank_size,
+    )
 
 
 def record_to_sample(
@@ -190,15 +206,32 @@ def record_to_sample(
     data_sha256: str,
     bank_size: int | None = None,
 ) -> Sample:
-    """The example's sample: its request and view, with a target that says where the gold
-    answers are (``SEALED_TARGET``: the scorers', read from the sealed key)."""
-    view = sample_view(record, protocol, data_file, data_sha256, bank_size)
+    """The example's sample: its request, the gold answers as its target, its whole record
+    (its bank drawn down to ``bank_size``, ``bank_size.draw_bank``) as its metadata."""
+    drawn = draw_bank(record, bank_size) if bank_size else None
+    meta = record_metadata(record, protocol, data_file, data_sha256, drawn)
     return Sample(
         id=record.example_id,
         input=record.current_task.instruction,
-        target=SEALED_TARGET,
-        metadata=view.model_dump(mode="json"),
+        target=meta.target,
+        metadata=meta.model_dump(mode="json"),
     )
+
+
+SCORED_RECORD = "ScoredExample:record"
+"""Where the scorers of task versions 5 to 9-A wrote a sample's record, in its store (its
+metadata then held only the view)."""
+
+
+def scored_record(sample: EvalSample) -> CausalLocomoMetadata:
+    """A logged sample's whole record: its metadata, else (a log of task versions 5 to 9-A)
+    what the scorers wrote in its store; a ``DataError`` for a sample that kept neither."""
+    record = sample.metadata
+    if "scoring_criteria" not in record:
+        record = sample.store.get(SCORED_RECORD) or {}
+    if "scoring_criteria" not in record:
+        raise DataError(f"Sample {sample.id!r}: its log keeps no record of its example.")
+    return CausalLocomoMetadata.model_validate(record)
 
 
 def load_examples(path: Path, data_sha256: str) -> list[ExampleRecord]:
@@ -214,6 +247,25 @@ def load_examples(path: Path, data_sha256: str) -> list[ExampleRecord]:
     if data_sha256 == CAUSAL_LOCOMO_SHA256:
         records = [with_release_attack_kinds(r) for r in records]
     return records
+
+
+@cache
+def _records_by_id(data_file: str, data_sha256: str) -> Mapping[str, ExampleRecord]:
+    return {r.example_id: r for r in load_examples(Path(data_file), data_sha256)}
+
+
+def data_file_record(sample: EvalSample) -> CausalLocomoMetadata:
+    """A logged sample's record as its data file holds it today (the file named in the
+    sample's metadata, refused unless its sha256 is the one logged; the bank drawn as the
+    sample's was): what ``cmi-inspect verify`` re-scores against, never trusting the log."""
+    meta = sample.metadata
+    records = _records_by_id(meta["data_file"], meta["data_sha256"])
+    record = records.get(str(sample.id))
+    if record is None:
+        raise DataError(f"Sample {sample.id!r} is not in {meta['data_file']}.")
+    size = meta.get("bank_size")
+    drawn = draw_bank(record, int(size)) if size else None
+    return record_metadata(record, meta["protocol"], meta["data_file"], meta["data_sha256"], drawn)
 
 
 def family_order(records: list[ExampleRecord]) -> list[ExampleRecord]:
@@ -261,7 +313,7 @@ def causal_locomo_dataset(
 ) -> MemoryDataset:
     """The benchmark (or a file in its schema), optionally restricted to some families and
     to one split (``train``, ``dev`` or ``test``: XL's, by conversation), each bank drawn
-    down to ``bank_size`` memories (``bank_size.smaller_bank``). The release's
+    down to ``bank_size`` memories (``bank_size.draw_bank``). The release's
     samples come interleaved by family (``family_order``) and XL's in its file's stratified
     order, so any ``--limit`` prefix sees every family; a file of one's own keeps its order."""
     named_protocol(protocol)
@@ -286,9 +338,7 @@ def causal_locomo_dataset(
         source = "the release" if digest == CAUSAL_LOCOMO_SHA256 else path.name
         records = in_split(records, split, source)
     samples = [
-        record_to_sample(
-            smaller_bank(r, bank_size) if bank_size else r, protocol, str(path), digest, bank_size
-        )  # fmt: skip
+        record_to_sample(r, protocol, str(path), digest, bank_size)
         for r in records
         if families is None or r.task_family in families
     ]

@@ -1,9 +1,9 @@
 """The paper's hybrid task score and the memory-selection metrics as Inspect scorers.
 
-Both read the answer key from the sealed copy (``answer_key``), never from the sample: the
-task hands them its data file, sha256 and protocol. A sample whose metadata or target no
-longer match what the key says it carries fails, naming its strategy, instead of being
-scored; each score records the data's and the example's sha256.
+Both are pure functions of the scored sample: its record (``CausalLocomoMetadata``, its
+metadata) and its target (the gold answers), with the selection its strategy solver recorded
+in its store and the model calls its transcript holds. Nothing is read from the data file
+and nothing is written, so ``inspect score`` re-scores a log anywhere to the same figures.
 """
 
 from __future__ import annotations
@@ -27,14 +27,9 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
-from cmi_inspect.causal_locomo.answer_key import (
-    AnswerKeyError,
-    ScoredExample,
-    SealedExample,
-    sealed_example,
-)
 from cmi_inspect.causal_locomo.answer_rules import answer_rule
 from cmi_inspect.causal_locomo.data import ScoringCriteria
+from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata, view_of
 from cmi_inspect.causal_locomo.hedge import Hedge, hedge
 from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION, Verdict, answers, judge_answer
 from cmi_inspect.causal_locomo.measures import (
@@ -46,7 +41,6 @@ from cmi_inspect.causal_locomo.measures import (
     selection_metrics,
 )
 from cmi_inspect.causal_locomo.negation import Negation, negation
-from cmi_inspect.causal_locomo.protocol import named_protocol
 from cmi_inspect.causal_locomo.selection import Exposure, MemorySelection, examine, fill
 from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.errors import choose
@@ -55,32 +49,21 @@ SCORINGS = ("paper", "strict")
 """``-T scoring=``: how success is counted (the default is the protocol's, ``Protocol.scoring``)."""
 
 
-def sealed(
-    state: TaskState, data_file: str, data_sha256: str, protocol: str, bank_size: int | None
-) -> SealedExample:
-    """The sample's entry of the sealed key, once what the sample carries is checked against
-    it; its store then holds the whole record, for the log (``ScoredExample``)."""
-    shown = named_protocol(protocol).name
-    example = sealed_example(data_file, data_sha256, str(state.sample_id), shown, bank_size)
-    changed = example.changed(state.metadata, list(state.target.target))
-    if changed:
-        strategy = state.store_as(MemorySelection).strategy or "none recorded"
-        raise AnswerKeyError(
-            f"Sample {state.sample_id!r} carries a {', '.join(changed)} that the answer key "
-            f"(sha256 {data_sha256[:12]}...) does not: it was changed while it ran (strategy "
-            f"{strategy!r}), so it is not scored."
-        )
-    state.store_as(ScoredExample).record = example.metadata.model_dump(mode="json")
-    return example
+def criteria_of(meta: CausalLocomoMetadata, target: Target) -> ScoringCriteria:
+    """The record's scoring criteria with the target's answers: the expected answer first,
+    the rest its aliases (``inspect score`` with an edited target scores against it)."""
+    answers = list(target.target) or meta.target
+    return meta.scoring_criteria.model_copy(
+        update={"expected_answer": answers[0], "answer_aliases": answers[1:]}
+    )
 
 
-def exposure(state: TaskState, example: SealedExample) -> Exposure:
+def exposure(state: TaskState, meta: CausalLocomoMetadata) -> Exposure:
     """The sample's declared and exposed picks, once its selection and answer are checked
     (``selection.examine``: a sample whose record or answer fails is not scored)."""
     record = state.store_as(MemorySelection)
-    return examine(
-        record, transcript().events, state.output.completion, example.shown(), state.input_text
-    )
+    shown = {m.key: m.content for m in view_of(meta).memories}
+    return examine(record, transcript().events, state.output.completion, shown, state.input_text)
 
 
 @metric
@@ -151,13 +134,7 @@ async def answer_score(
         "negated": [mean()],
     }
 )
-def task_score(
-    data_file: str,
-    data_sha256: str,
-    protocol: str,
-    scoring: str = "paper",
-    bank_size: int | None = None,
-) -> Scorer:
+def task_score(scoring: str = "paper") -> Scorer:
     """0.7 x deterministic rules + 0.3 x judge; success when the score is at least 0.7.
 
     The judge is the ``grader`` model role when one is given, else the
@@ -172,21 +149,16 @@ def task_score(
     stand.
 
     Args:
-        data_file: The data file the answer key is read from.
-        data_sha256: Its content's sha256, as the task recorded it.
-        protocol: The task's protocol.
         scoring: ``paper`` (success as the paper counts it) or ``strict`` (a hedge or a
             negated answer is never a success).
-        bank_size: The task's ``-T bank_size`` (the key draws the same bank).
     """
     choose("scoring", scoring, SCORINGS)
 
     async def score(state: TaskState, target: Target) -> Score:
-        example = sealed(state, data_file, data_sha256, protocol, bank_size)
-        exposure(state, example)  # an answer no recorded call gave is not scored
-        meta = example.metadata
+        meta = state.metadata_as(CausalLocomoMetadata)
+        exposure(state, meta)  # an answer no recorded call gave is not scored
         response = state.output.completion
-        criteria = meta.scoring_criteria
+        criteria = criteria_of(meta, target)
         scored = await answer_score(
             response,
             state.input_text,
@@ -227,7 +199,6 @@ def task_score(
                 "scoring": scoring,
                 "hedge_values": hedged.values,
                 "negated_clauses": negated.clauses,
-                "answer_key": example.seal_record(),
             },
         )
 
@@ -260,9 +231,7 @@ def _differences(seen: Exposure, names: dict[str, str]) -> list[str]:
 
 
 @scorer(metrics={**{key: [mean(), stderr()] for key in SELECTION_KEYS}, "undeclared": [count()]})
-def memory_selection(
-    data_file: str, data_sha256: str, protocol: str, bank_size: int | None = None
-) -> Scorer:
+def memory_selection() -> Scorer:
     """Recall, precision, useful F1, poison adoption, bad rejection and count of the selection.
 
     A strategy that ranks the bank (``MemorySelection.ranking``) also gets ``f1_at_1`` and
@@ -270,24 +239,17 @@ def memory_selection(
     (``measures.f1_at_k``); they are not run metrics, since a strategy that does not rank
     has none (``cmi-inspect report`` averages them).
 
-    Labels are joined here, after the strategy ran: the strategy's keys are
-    mapped back to memory ids and compared with the sealed answer key. The selection is what
-    the strategy declared and what its prompt exposed (``exposure``); ``undeclared`` counts
-    the samples whose prompt held memories the strategy did not declare.
-
-    Args:
-        data_file: The data file the answer key is read from.
-        data_sha256: Its content's sha256, as the task recorded it.
-        protocol: The task's protocol.
-        bank_size: The task's ``-T bank_size``: the key draws the same bank and the metrics
-            read its labels (a useful memory the draw left out counts for no recall); the
-            score's ``answer_key`` records how many useful and harmful memories it left out.
+    Labels are joined here, after the strategy ran: the strategy's keys are mapped back to
+    memory ids and compared with the record's labels. The selection is what the strategy
+    declared and what its prompt exposed (``exposure``); ``undeclared`` counts the samples
+    whose prompt held memories the strategy did not declare. Under ``-T bank_size`` the
+    record's bank is the drawn one, and a useful memory the draw left out counts for no
+    recall; the score's metadata records how many useful and harmful memories it left out.
     """
 
     async def score(state: TaskState, target: Target) -> Score:
-        example = sealed(state, data_file, data_sha256, protocol, bank_size)
-        seen = exposure(state, example)
-        meta = example.metadata
+        meta = state.metadata_as(CausalLocomoMetadata)
+        seen = exposure(state, meta)
         record = state.store_as(MemorySelection)
         ids = key_to_memory_id(meta.example_id, meta.memory_bank, meta.protocol)
         labels = meta.labels
@@ -321,8 +283,16 @@ def memory_selection(
                 "declared": [ids[k] for k in seen.declared],
                 "exposed": [ids[k] for k in seen.exposed],
                 "undeclared": [ids[k] for k in seen.undeclared],
-                "answer_key": example.seal_record(),
+                **bank_draw(meta),
             },
         )
 
     return score
+
+
+def bank_draw(meta: CausalLocomoMetadata) -> dict[str, Any]:
+    """A drawn bank's size and what it left out, for the score's metadata (none: whole)."""
+    if meta.bank_size is None:
+        return {}
+    return {"bank": {"bank_size": meta.bank_size, "useful_lost": meta.useful_lost,
+                     "harmful_lost": meta.harmful_lost}}  # fmt: skip

@@ -22,8 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from inspect_ai.log import EvalLog, EvalSample
 
-from cmi_inspect.causal_locomo.answer_key import scored_record
-from cmi_inspect.causal_locomo.dataset import conversation_of
+from cmi_inspect.causal_locomo.dataset import conversation_of, scored_record
 from cmi_inspect.errors import UserError, positive_int
 from cmi_inspect.eval_logs import read_log
 from cmi_inspect.report.runs import strategy_label

@@ -20,8 +20,8 @@ from typing import Any
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
 from cmi_inspect.causal_locomo import reference
-from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.data import CAUSAL_LOCOMO_SHA256
+from cmi_inspect.causal_locomo.dataset import scored_record
 from cmi_inspect.causal_locomo.log_tags import ISOLATED, TASK_NAME, is_causal_locomo, strategy_of
 from cmi_inspect.causal_locomo.log_tags import strategy_label as plan_label
 from cmi_inspect.causal_locomo.protocol import logged_protocol

@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 
 from inspect_ai.log import EvalSample
 
-from cmi_inspect.causal_locomo.answer_key import scored_record
-from cmi_inspect.causal_locomo.dataset import conversation_of
+from cmi_inspect.causal_locomo.dataset import conversation_of, scored_record
 from cmi_inspect.causal_locomo.measures import F1_AT
 from cmi_inspect.report.sample_cost import model_calls, token_usage
 from cmi_inspect.report.stats import Mean

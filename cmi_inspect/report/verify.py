@@ -6,8 +6,9 @@ the answer key or rewrite what was recorded, and the log would say what it was m
 in a fresh Python process (``verify_clean``) that imports no third-party strategy: each
 sample's answer and selection are checked against the calls its log records, its exposure
 recomputed from the prompt the answering call read, both scores recomputed from the data
-file the run named (its sha256 checked) and compared with the logged ones. A run verifies
-when every scored sample re-scores to the same figures.
+file the run named (its sha256 checked; the record the log holds is not trusted) and
+compared with the logged ones. A run verifies when every scored sample re-scores to the
+same figures. (``inspect score`` re-scores a log from the records it holds, anywhere.)
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 from inspect_ai.model import ChatMessage, Model, ModelOutput, get_model
 
-from cmi_inspect.causal_locomo.answer_key import sealed_example
 from cmi_inspect.causal_locomo.data import sha256_of
+from cmi_inspect.causal_locomo.dataset import data_file_record, view_of
 from cmi_inspect.causal_locomo.exposure import call_text
 from cmi_inspect.causal_locomo.measures import f1_at_k, selection_metrics
 from cmi_inspect.causal_locomo.scorers import answer_score
@@ -96,21 +97,15 @@ def replayed_graders(log: EvalLog, sample: EvalSample) -> Model | list[Model] | 
 
 
 async def rescore(
-    sample: EvalSample, options: dict[str, Any], scoring: str, grader: Model | list[Model] | None
+    sample: EvalSample, scoring: str, grader: Model | list[Model] | None
 ) -> dict[str, float]:
     """A sample's task and selection figures, from its log entry and the data file alone."""
-    example = sealed_example(
-        options["data_file"],
-        options["data_sha256"],
-        str(sample.id),
-        options["protocol"],
-        options.get("bank_size"),
-    )
+    meta = data_file_record(sample)
     record = sample.store_as(MemorySelection)
     answer = sample.output.completion
-    request = example.record.current_task.instruction
-    seen = examine(record, sample.events, answer, example.shown(), request)
-    meta = example.metadata
+    request = str(sample.input)
+    shown = {m.key: m.content for m in view_of(meta).memories}
+    seen = examine(record, sample.events, answer, shown, request)
     scored = await answer_score(
         answer,
         request,
@@ -170,14 +165,15 @@ async def verify_log(path: str) -> LogCheck:
                 f"it was scored by task version {made}, and this cmi-inspect scores version "
                 f"{TASK_VERSION}: run it again, or verify it with the version that made it"
             )
-        options = scorer_options(log, "task_score")
-        scoring = str(options.get("scoring", "paper"))
-        found = sha256_of(Path(options["data_file"]))
-        if found != options["data_sha256"]:
-            raise UserError(
-                f"its data file {options['data_file']} now has sha256 {found[:12]}..., not the "
-                f"{options['data_sha256'][:12]}... it was scored on"
-            )
+        scoring = str(scorer_options(log, "task_score").get("scoring", "paper"))
+        for first in (log.samples or [])[:1]:
+            path, digest = first.metadata["data_file"], first.metadata["data_sha256"]
+            found = sha256_of(Path(path))
+            if found != digest:
+                raise UserError(
+                    f"its data file {path} now has sha256 {found[:12]}..., not the "
+                    f"{digest[:12]}... it was scored on"
+                )
     except UserError as ex:
         check.problems.append(str(ex))
         return check
@@ -189,7 +185,7 @@ async def verify_log(path: str) -> LogCheck:
         if sample.error is not None or not sample.scores:
             continue
         try:
-            ours = await rescore(sample, options, scoring, replayed_graders(log, sample))
+            ours = await rescore(sample, scoring, replayed_graders(log, sample))
         except Exception as ex:  # the sample's record or answer does not hold
             check.problems.append(f"{sample.id}: {ex}")
             continue

@@ -20,7 +20,7 @@ from typing import Any
 from inspect_ai.log import EvalSample
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from cmi_inspect.causal_locomo.answer_key import scored_record
+from cmi_inspect.causal_locomo.dataset import scored_record
 from cmi_inspect.causal_locomo.measures import selection_metrics
 from cmi_inspect.causal_locomo.selection import MemorySelection
 from cmi_inspect.causal_locomo.view import key_to_memory_id

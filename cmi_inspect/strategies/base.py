@@ -5,22 +5,14 @@ chooses memories (possibly deriving text from them) and returns the prompt
 the response model answers; the strategy solver records the choice in the sample's
 store and produces the final answer.
 
-The boundary around ``select`` (``sealed_select``). Refused: it runs in an asyncio task of
-its own, so the strategy solver's frame and Inspect's are not on its stack, in a context where
-Inspect's ``sample_state()`` is a tripwire (anything but the epoch, which the model-call
-cache reads, fails the sample naming the strategy, even if the strategy catches the error)
-and ``store()`` is an empty store. Harmless: whatever else reaches the running sample
-(Inspect's ``transcript()`` or active-sample record, ``asyncio.all_tasks()``, ``gc``) finds
-no label the protocol hides, gold answer or criterion in it (``dataset.SampleView``).
-Detected: a change to its metadata or target, when ``select`` returns and again by the
-scorers, which read the sealed key (``answer_key``); an answer handed back that no recorded
-response-model call gave to the declared prompt; a selection record changed after it was
-sealed (``causal_locomo.selection``); and memories shown but not declared, which are scored
-as selected (``causal_locomo.exposure``). Possible still, to code in the same process, as to
-any code there: reading the data file or a sample already scored for itself, patching this
-package, ending the process. ``cmi-inspect run`` runs installed strategies' rows in
-processes of their own, ``cmi-inspect verify`` re-scores every log in a clean process, and
-``-S isolate=true`` (``isolation``) runs ``select`` where none of that is in reach.
+A strategy is trusted code of this package or an installed one (``-S isolate=true``,
+``isolation``, runs an installed one in a sandbox). It is handed its ``MemoryTask``, built
+from its protocol's view of the sample (``dataset.view_of``: under ``blind`` no label, gold
+answer or criterion), never the sample. What it returns is checked (``strategy_solver``):
+its picks against the bank it was shown, an answer it hands back against the response-model
+calls it made, the sample's metadata and target unchanged; the record is sealed
+(``causal_locomo.selection``), and memories its prompt showed but it did not declare are
+scored as selected (``causal_locomo.exposure``).
 """
 
 from __future__ import annotations
@@ -34,17 +26,22 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 import anyio
 from inspect_ai.log import transcript
 from inspect_ai.model import ChatMessageUser, Model, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState
-from inspect_ai.util import LimitExceededError, Store
+from inspect_ai.util import LimitExceededError
 from pydantic import BaseModel
 
 from cmi_inspect.causal_locomo.data import PastSession
-from cmi_inspect.causal_locomo.dataset import SampleView, conversation_of, differing_fields
+from cmi_inspect.causal_locomo.dataset import (
+    CausalLocomoMetadata,
+    conversation_of,
+    differing_fields,
+    view_of,
+)
 from cmi_inspect.causal_locomo.exposure import Call, answering_call, calls_of, exposed
 from cmi_inspect.causal_locomo.protocol import Protocol, ProtocolName, named_protocol
 from cmi_inspect.causal_locomo.selection import (
@@ -175,7 +172,9 @@ class PickGuard(typing.Protocol):
 
 
 def memory_task(state: TaskState, answer_scorer: AnswerScorerFactory | None = None) -> MemoryTask:
-    view = state.metadata_as(SampleView)
+    """The strategy's task: the request and its protocol's view of the sample (``view_of``),
+    with the answer scorer the strategy solver injects (the gold one only under ``paper``)."""
+    view = view_of(state.metadata_as(CausalLocomoMetadata))
     return MemoryTask(
         request=state.input_text,
         memories=list(view.memories),
@@ -192,73 +191,18 @@ DATA_FILE: contextvars.ContextVar[str] = contextvars.ContextVar("cmi_inspect_dat
 never given it."""
 
 
-class SampleSealedError(RuntimeError):
-    """Raised inside a strategy that reaches for the live sample through ``sample_state()``."""
-
-
-class SealedState:
-    """What Inspect's ``sample_state()`` returns inside ``select``: the epoch (the model-call
-    cache keys on it) and nothing else; any other use is recorded, then refused."""
-
-    __slots__ = ("epoch", "reached")
-
-    def __init__(self, epoch: int) -> None:
-        object.__setattr__(self, "epoch", epoch)
-        object.__setattr__(self, "reached", [])
-
-    def __getattr__(self, name: str) -> Any:
-        self.reached.append(name)
-        raise SampleSealedError(f"sample_state().{name}: a strategy sees only its MemoryTask")
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        self.__getattr__(name)
-
-
-def _seal(sealed: SealedState) -> None:
-    """Inside the strategy's context: ``sample_state()`` the tripwire, ``store()`` empty."""
-    from cmi_inspect.inspect_private import set_sample_state, set_sample_store
-
-    set_sample_state(cast(TaskState, sealed))
-    set_sample_store(Store())
-
-
-async def sealed_select(strategy: MemoryStrategy, task: MemoryTask, epoch: int) -> Selection:
-    """``strategy.select(task)`` behind the boundary the module docstring describes.
-
-    Whatever the strategy raises fails its sample as a ``StrategyError`` naming it,
-    ``SystemExit`` and other ``BaseException`` included, except cancellation and
-    ``KeyboardInterrupt`` (they stop the run as ever), Inspect's limit errors and
-    ``UserError`` (they pass through untouched).
-    """
-    sealed = SealedState(epoch)
-    context = contextvars.copy_context()
-    context.run(_seal, sealed)
-    outcome: list[object] = []
-    stop = (anyio.get_cancelled_exc_class(), KeyboardInterrupt)
-
-    async def select() -> None:
-        try:
-            outcome.append(await strategy.select(task))
-        except stop:
-            raise
-        except BaseException as ex:  # SystemExit too: it must not reach the event loop
-            outcome.append(ex)
-
-    async with anyio.create_task_group() as group:
-        context.run(group.start_soon, select)
+async def checked_select(strategy: MemoryStrategy, task: MemoryTask) -> Selection:
+    """``strategy.select(task)``; whatever the strategy raises fails its sample as a
+    ``StrategyError`` naming it, ``SystemExit`` and other ``BaseException`` included, except
+    cancellation and ``KeyboardInterrupt`` (they stop the run as ever), Inspect's limit
+    errors and ``UserError`` (they pass through untouched)."""
     named = f"strategy {strategy.name!r}"
-    if sealed.reached:
-        raise StrategyError(
-            f"{named} reached for the live sample through Inspect's sample_state() "
-            f"(.{sealed.reached[0]}); a strategy sees only its MemoryTask"
-        )
-    if not outcome:
-        raise StrategyError(f"{named} was cancelled while its sample was not")
-    [result] = outcome
-    if isinstance(result, (LimitExceededError, UserError)):
-        raise result
-    if isinstance(result, BaseException):
-        raise StrategyError(f"{named} failed: {result!r}") from result
+    try:
+        result = await strategy.select(task)
+    except (anyio.get_cancelled_exc_class(), KeyboardInterrupt, LimitExceededError, UserError):
+        raise
+    except BaseException as ex:  # SystemExit too: it must not reach the event loop
+        raise StrategyError(f"{named} failed: {ex!r}") from ex
     if not isinstance(result, Selection):
         raise StrategyError(f"{named} returned {type(result).__name__}, not a Selection")
     return result
@@ -305,7 +249,7 @@ def strategy_solver(
     """The strategy solver's work around a built ``strategy``: rewrite the sample's context
     with the strategy's choice, then answer.
 
-    The strategy chooses behind ``sealed_select``'s boundary; its picks are checked against
+    The strategy chooses (``checked_select``); its picks are checked against
     the bank it was shown, an answer it hands back against the model calls it made, and a
     sample it changed fails naming it. What its prompt exposed (``exposure``) is recorded
     beside what it declared. With a ``guard``, which checks both, a selection it drops
@@ -321,7 +265,7 @@ def strategy_solver(
 
         async def choose(task: MemoryTask) -> Selection:
             start = len(events)
-            selection = await sealed_select(strategy, task, state.epoch)
+            selection = await checked_select(strategy, task)
             changed = changed_fields(before, state, target)
             if changed:
                 raise StrategyError(
@@ -335,10 +279,10 @@ def strategy_solver(
             check_output(strategy.name, selection, calls)
             return selection
 
-        view = state.metadata_as(SampleView)
-        strategy.check_protocol(named_protocol(view.protocol))  # one line, for every sample
+        meta = state.metadata_as(CausalLocomoMetadata)
+        strategy.check_protocol(named_protocol(meta.protocol))  # one line, for every sample
         task = memory_task(state, answer_scorer)
-        DATA_FILE.set(view.data_file)
+        DATA_FILE.set(meta.data_file)
         shown = {m.key: m.content for m in task.memories}
         selection = await choose(task)
         seen = exposed(shown, selection.prompt, calls, task.request)

@@ -8,53 +8,77 @@ import pytest
 from cmi_inspect.causal_locomo.data import PAPER_FAMILIES, TASK_FAMILIES, DataError, sha256_of
 from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.dataset import (
-    SEALED_TARGET,
-    SampleView,
+    SCORED_RECORD,
+    CausalLocomoMetadata,
     causal_locomo_dataset,
     conversation_of,
     family_order,
     load_examples,
     record_metadata,
     record_to_sample,
+    scored_record,
+    view_of,
 )
 from cmi_inspect.errors import PrerequisiteError, UserError
 
 from conftest import SYNTHETIC
 
 
-def test_a_sample_carries_its_view_and_no_answer_key():
+def test_a_sample_carries_its_gold_answers_as_target_and_its_whole_record_as_metadata():
     dataset = causal_locomo_dataset(data_file=SYNTHETIC)
     sample = dataset[0]
     assert sample.id == "syn_0000"
     assert sample.input == "When did Priya adopt the greyhound Comet?"
-    assert sample.target == SEALED_TARGET  # the gold answers are the scorers', from the sealed key
-    assert "3 March 2022" not in SEALED_TARGET and "task_score's explanation" in SEALED_TARGET
-    view = SampleView.model_validate(sample.metadata)
-    assert (view.protocol, view.task_family) == ("paper", "temporal_memory_qa")
+    assert sample.target == ["3 March 2022", "March 3, 2022", "2022-03-03"]  # expected, then aliases
+    meta = CausalLocomoMetadata.model_validate(sample.metadata)
+    assert (meta.protocol, meta.task_family, meta.gold_memory_ids) == ("paper", "temporal_memory_qa", ["gold_00"])
+    assert (meta.data_file, meta.data_sha256) == (str(SYNTHETIC), sha256_of(SYNTHETIC))
+    assert meta.target == sample.target and meta.bank_size is None
+    view = view_of(meta)
     assert [m.key for m in view.memories] == ["gold_00", "irr_00", "irr_01", "harm_00"]  # paper shows ids
     assert [m.label for m in view.memories][1] == "irrelevant"  # and labels
     assert len(view.past_sessions) == 3
-    assert (view.data_file, view.data_sha256) == (str(SYNTHETIC), sha256_of(SYNTHETIC))
-    assert sample.metadata is not None and not {"memory_bank", "scoring_criteria", "gold_memory_ids"} & set(
-        sample.metadata
-    )
-    blind = SampleView.model_validate(causal_locomo_dataset("blind", data_file=SYNTHETIC)[0].metadata)
-    assert [m.key for m in blind.memories] == ["m1", "m2", "m3", "m4"]
-    assert {m.label for m in blind.memories} == {None}
-    assert "Resolved" not in " ".join(m.content for m in blind.memories)
 
 
-def test_record_to_sample_gives_a_record_its_id_request_view_and_the_sealed_note(synthetic_records):
+def test_a_blind_view_holds_no_label_gold_answer_or_criterion(synthetic_records):
     record = synthetic_records[0]
     sample = record_to_sample(record, "blind", str(SYNTHETIC), sha256_of(SYNTHETIC))
-    assert (sample.id, sample.input, sample.target) == (
-        record.example_id,
-        record.current_task.instruction,
-        SEALED_TARGET,
-    )
-    view = SampleView.model_validate(sample.metadata)
+    assert (sample.id, sample.input) == (record.example_id, record.current_task.instruction)
+    view = view_of(CausalLocomoMetadata.model_validate(sample.metadata))
     assert view.protocol == "blind" and [m.key for m in view.memories] == ["m1", "m2", "m3", "m4"]
-    assert not {"scoring_criteria", "gold_behavior", "gold_memory_ids"} & set(sample.metadata or {})
+    assert {m.label for m in view.memories} == {None}
+    assert "Resolved" not in " ".join(m.content for m in view.memories)
+    shown = view.model_dump_json()
+    assert not {"gold_00", "harm_00", "scoring_criteria", "gold_behavior", "expected_answer"} & set(shown.split('"'))
+
+
+def test_a_drawn_bank_is_the_samples_record_and_counts_what_it_left_out(mini_build, mini_records):
+    from cmi_inspect.causal_locomo.bank_size import draw_bank
+    from cmi_inspect.xl import STORE_FILE
+
+    out, _ = mini_build
+    record = mini_records[0]
+    sample = causal_locomo_dataset("blind", data_file=out / STORE_FILE, bank_size=8)[0]
+    meta = CausalLocomoMetadata.model_validate(sample.metadata)
+    drawn = draw_bank(record, 8)
+    assert sample.id == record.example_id and meta.bank_size == 8
+    assert [m.memory_id for m in meta.memory_bank] == [m.memory_id for m in drawn.record.memory_bank]
+    assert (meta.useful_lost, meta.harmful_lost) == (drawn.useful_lost, drawn.harmful_lost)
+    assert meta.gold_memory_ids == record.gold_memory_ids  # kept whole: a lost one is a miss
+    assert len(view_of(meta).memories) == len(meta.memory_bank) <= 8
+
+
+def test_a_logged_samples_record_is_its_metadata_else_an_older_logs_stored_one(synthetic_records):
+    from inspect_ai.log import EvalSample
+
+    whole = record_metadata(synthetic_records[0], "blind").model_dump(mode="json")
+    now = EvalSample(id="syn_0000", epoch=1, input="q", target=["a"], metadata=whole)
+    assert scored_record(now).gold_memory_ids == ["gold_00"]
+    view = view_of(record_metadata(synthetic_records[0], "blind")).model_dump(mode="json")
+    older = EvalSample(id="syn_0000", epoch=1, input="q", target="", metadata=view, store={SCORED_RECORD: whole})
+    assert scored_record(older) == scored_record(now)
+    with pytest.raises(DataError, match="^Sample 'syn_0000': its log keeps no record of its example.$"):
+        scored_record(EvalSample(id="syn_0000", epoch=1, input="q", target="", metadata=view))
 
 
 def test_the_whole_record_is_the_one_scored_samples_log(synthetic_records):
@@ -85,7 +109,7 @@ def test_release_loads_with_stable_ids(release_file):
 
 def test_any_limit_on_the_release_sees_every_family_and_a_full_run_the_same_samples(release_file):
     dataset = causal_locomo_dataset()
-    families = [SampleView.model_validate(s.metadata).task_family for s in dataset]
+    families = [view_of(CausalLocomoMetadata.model_validate(s.metadata)).task_family for s in dataset]
     assert set(families[:4]) == set(PAPER_FAMILIES)  # --limit 4: one of each of the release's
     for n in range(1, 88):  # any prefix: each family within two of its share
         for family in TASK_FAMILIES:
@@ -191,19 +215,21 @@ def test_the_release_has_no_splits(release_file):
 
 
 def test_a_stored_file_serves_its_examples_whole_or_drawn_down(mini_build, mini_records):
-    from cmi_inspect.causal_locomo.dataset import SampleView
+
     from cmi_inspect.xl import STORE_FILE
 
     path = mini_build[0] / STORE_FILE
     whole = causal_locomo_dataset("blind", data_file=path)
     assert len(whole) == len(mini_records)
-    view = SampleView.model_validate(whole[0].metadata)
+    view = view_of(CausalLocomoMetadata.model_validate(whole[0].metadata))
     record = mini_records[0]
     assert len(view.memories) == len(record.memory_bank) and view.bank_size is None
     assert "bank_size" not in (whole[0].metadata or {})  # left out when the bank is whole
     # every memory dated by its own turn's session, none redated
     assert sorted(m.timestamp for m in view.memories) == sorted(m.timestamp for m in record.memory_bank)
-    small = SampleView.model_validate(causal_locomo_dataset("blind", data_file=path, bank_size=8)[0].metadata)
+    small = view_of(
+        CausalLocomoMetadata.model_validate(causal_locomo_dataset("blind", data_file=path, bank_size=8)[0].metadata)
+    )
     assert small.bank_size == 8 and len(small.memories) >= 8
     only = causal_locomo_dataset("blind", data_file=path, task_families=["unanswerable_memory_qa"])
     assert len(only) == sum(r.task_family == "unanswerable_memory_qa" for r in mini_records) >= 1

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from cmi_inspect.causal_locomo.answer_key import scored_record, sealed_example
-from cmi_inspect.causal_locomo.data import sha256_of
-from cmi_inspect.causal_locomo.dataset import SEALED_TARGET, SampleView
+from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata, scored_record
 from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION
-from cmi_inspect.causal_locomo.scorers import count
+from cmi_inspect.causal_locomo.scorers import count, memory_selection, task_score
 from cmi_inspect.strategies.solvers import cmi, full_history, no_memory, vector_memory
 from cmi_inspect.task import causal_locomo
 from inspect_ai import Task
@@ -15,7 +13,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalLog
 from inspect_ai.scorer import Score, Scorer, Target, scorer
-from inspect_ai.solver import Generate, Solver, TaskState, chain, solver
+from inspect_ai.solver import TaskState
 
 from conftest import SYNTHETIC, mock_model, require_data, samples_of, score_of, value_of
 
@@ -268,72 +266,22 @@ def test_cmi_diagnostics_reach_the_log(tmp_path):
     assert "details" not in score.metadata  # logged once, in the store
 
 
-def test_scores_come_from_the_sealed_key_and_say_which(tmp_path):
-    log = run(no_memory(), lambda p: "3 March 2022", tmp_path, protocol="blind", data_file=str(SYNTHETIC))
-    digest = sha256_of(SYNTHETIC)
-    for sample in samples_of(log):
-        assert sample.target == SEALED_TARGET  # the sample never carried its gold answers
-        meta = scored_record(sample)  # the whole record, once scored, in the store for the log
-        sealed = sealed_example(str(SYNTHETIC), digest, str(sample.id), "blind")
-        assert meta == sealed.metadata and meta.protocol == "blind"
-        assert SampleView.model_validate(sample.metadata).example_id == meta.example_id  # as it ran
-        assert "memory_bank" not in (sample.metadata or {})  # the scorers changed no metadata
-        for name in ("task_score", "memory_selection"):
-            assert score_of(sample, name).metadata["answer_key"] == {
-                "data_sha256": digest,
-                "example_sha256": sealed.digest,
-            }
-    first = score_of(samples_of(log)[0], "task_score")
-    assert first.value["score"] == 1.0 and "expected '3 March 2022'" in first.explanation
+def test_scores_are_pure_functions_of_the_samples_record_and_target(tmp_path):
+    """The log alone re-scores to the same figures (``inspect score``), the data file gone."""
+    from inspect_ai import score as rescore
 
-
-@solver
-def tamper(field: str) -> Solver:
-    """A step after the strategy's that changes one metadata field of the sample."""
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        state.metadata[field] = "tampered"
-        return state
-
-    return solve
-
-
-def test_a_sample_changed_after_its_strategy_ran_is_not_scored(tmp_path):
-    [log] = inspect_eval(
-        causal_locomo(data_file=str(SYNTHETIC)),
-        solver=chain(no_memory(), tamper("task_family")),
-        model=mock_model(lambda p: "I do not know."),
-        display="none",
-        log_dir=str(tmp_path),
-        fail_on_error=False,
-    )
-    for sample in samples_of(log):
-        assert not sample.scores and sample.error is not None
-        assert f"Sample '{sample.id}' carries a task_family that the answer key (sha256 " in sample.error.message
-        assert "(strategy 'no_memory'), so it is not scored" in sample.error.message
-
-
-def test_a_data_file_changed_during_the_run_fails_every_sample(tmp_path):
     data = tmp_path / "data.jsonl"
     data.write_bytes(SYNTHETIC.read_bytes())
-
-    @solver
-    def edit() -> Solver:
-        async def solve(state: TaskState, generate: Generate) -> TaskState:
-            data.write_bytes(SYNTHETIC.read_bytes().replace(b"3 March 2022", b"4 March 2022"))
-            return state
-
-        return solve
-
-    [log] = inspect_eval(
-        causal_locomo(data_file=str(data)),
-        solver=chain(no_memory(), edit()),
-        model=mock_model(lambda p: "I do not know."),
-        display="none",
-        log_dir=str(tmp_path / "logs"),
-        fail_on_error=False,
-    )
-    assert all("data.jsonl changed during the run" in (s.error.message if s.error else "") for s in samples_of(log))
+    log = run(no_memory(), lambda p: "3 March 2022", tmp_path / "logs", protocol="blind", data_file=str(data))
+    first = samples_of(log)[0]
+    assert first.target == ["3 March 2022", "March 3, 2022", "2022-03-03"]  # View's TARGET column
+    assert scored_record(first) == CausalLocomoMetadata.model_validate(first.metadata)
+    assert scored_record(first).protocol == "blind" and not first.store.get("ScoredExample:record")
+    head = score_of(first, "task_score")
+    assert head.value["score"] == 1.0 and "expected '3 March 2022'" in head.explanation
+    data.unlink()
+    again = rescore(log, [task_score("strict"), memory_selection()], action="overwrite", display="none")
+    assert [s.scores for s in samples_of(again)] == [s.scores for s in samples_of(log)]
 
 
 def test_a_stored_file_is_scored_on_the_bank_the_run_drew(tmp_path, mini_build):
@@ -353,8 +301,8 @@ def test_a_stored_file_is_scored_on_the_bank_the_run_drew(tmp_path, mini_build):
             assert selection["precision"] == 0.0 and selection["recall"] == 1.0
             # "I do not know." abstains: credited by the abstains rule
             assert value_of(sample, "task_score")["deterministic"] == 1.0
-    options = {s.name.split("/")[-1]: s.options or {} for s in log.eval.scorers or []}
-    assert options["memory_selection"]["bank_size"] == 8 == options["task_score"]["bank_size"]
+        drawn = score_of(sample, "memory_selection").metadata["bank"]
+        assert drawn == {"bank_size": 8, "useful_lost": record.useful_lost, "harmful_lost": record.harmful_lost}
 
 
 def test_count_reads_scores_as_the_epoch_reducer_leaves_them(tmp_path):

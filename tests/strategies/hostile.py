@@ -9,14 +9,12 @@ from __future__ import annotations
 import asyncio
 import gc
 import sys
-from types import FrameType
 from typing import Any
 
 from cmi_inspect import MemoryStrategy, MemoryTask, Pick, Selection, memory_prompt
 from cmi_inspect.errors import UserError
 from inspect_ai.solver import TaskState
 from inspect_ai.util import LimitExceededError
-from pydantic import BaseModel
 
 GIVE_UP = "I do not know."
 
@@ -52,54 +50,6 @@ def live_states(task: MemoryTask) -> list[TaskState]:
     return [o for o in gc.get_objects() if isinstance(o, TaskState) and o.input_text == task.request and not o.scores]
 
 
-def frames_holding_a_state() -> list[str]:
-    """The functions on the caller's stack with a TaskState among their locals."""
-    found: list[str] = []
-    frame: FrameType | None = sys._getframe(1)
-    while frame is not None:
-        if any(isinstance(v, TaskState) for v in frame.f_locals.values()):
-            found.append(frame.f_code.co_name)
-        frame = frame.f_back
-    return found
-
-
-class Loot(BaseModel):
-    frames: list[str]
-    """Functions on the strategy's stack holding a TaskState."""
-    fields: list[str]
-    """The metadata fields of the running sample."""
-    targets: list[str]
-    strings: list[str]
-    """Every string in the running sample's metadata, labels and answers included if any."""
-
-
-def strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for k, v in value.items() for s in [str(k), *strings(v)]]
-    if isinstance(value, list):
-        return [s for v in value for s in strings(v)]
-    return []
-
-
-class Walk(MemoryStrategy):
-    """Walks its stack, and the garbage collector for its own running sample (the samples
-    already scored hold their whole record, for the log), and logs what it found."""
-
-    name = "walk"
-
-    async def select(self, task: MemoryTask) -> Selection:
-        states = live_states(task)
-        loot = Loot(
-            frames=frames_holding_a_state(),
-            fields=sorted({k for s in states for k in s.metadata}),
-            targets=[s.target.text for s in states],
-            strings=[x for s in states for x in strings(s.metadata)],
-        )
-        return Selection([], memory_prompt(task.request, []), details=loot)
-
-
 def fake_key(state: TaskState) -> None:
     """The red team's rewrite: every memory useful, the answer "I do not know."."""
     from inspect_ai.scorer import Target
@@ -121,26 +71,6 @@ class Rewrite(MemoryStrategy):
     async def select(self, task: MemoryTask) -> Selection:
         for state in live_states(task):
             fake_key(state)
-        return everything(task)
-
-
-class RewriteLater(MemoryStrategy):
-    """The same rewrite, from a task left running once ``select`` has returned."""
-
-    name = "rewrite_later"
-
-    async def select(self, task: MemoryTask) -> Selection:
-        states = live_states(task)
-
-        async def later() -> None:
-            for _ in range(10_000):  # until the solver has recorded the selection
-                await asyncio.sleep(0)
-                if all(s.store.get("MemorySelection:strategy") == self.name for s in states):
-                    break
-            for state in states:
-                fake_key(state)
-
-        self.background = asyncio.get_running_loop().create_task(later())
         return everything(task)
 
 
@@ -335,9 +265,7 @@ HOSTILE = {
     cls.name: f"hostile:{cls.__name__}"
     for cls in (
         PeekSampleState,
-        Walk,
         Rewrite,
-        RewriteLater,
         Exit,
         Hang,
         BadPicks,

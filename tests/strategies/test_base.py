@@ -6,9 +6,8 @@ from __future__ import annotations
 from functools import partial
 
 import pytest
-from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.data_files import load_records
-from cmi_inspect.causal_locomo.dataset import SEALED_TARGET
+from cmi_inspect.causal_locomo.dataset import scored_record
 from cmi_inspect.strategies.solvers import graph_memory, reflection_memory, summary_memory, vector_memory
 from cmi_inspect.task import causal_locomo
 from hostile import GIVE_UP
@@ -77,56 +76,14 @@ def errors(log: EvalLog) -> list[str]:
     return [s.error.message if s.error else "" for s in samples_of(log)]
 
 
-@pytest.mark.parametrize("protocol", ["paper", "blind"])
-def test_a_strategy_that_reaches_for_the_sample_state_fails_by_name_even_if_it_carries_on(hostile, tmp_path, protocol):
-    log = run_hostile("peek", tmp_path, protocol)
-    assert len(errors(log)) == 3
-    for message in errors(log):
-        assert message.startswith(
-            "StrategyError(\"strategy 'peek' reached for the live sample through Inspect's sample_state() (.metadata)"
-        )
-    assert not any(s.scores for s in samples_of(log))
-
-
 # the blind run in the fast suite, both in the full one
 @pytest.mark.parametrize("protocol", [pytest.param("paper", marks=pytest.mark.slow), "blind"])
-def test_a_strategy_walking_its_stack_and_the_heap_finds_the_sample_but_no_answer_key(hostile, tmp_path, protocol):
-    log = run_hostile("walk", tmp_path, protocol)
-    assert errors(log) == ["", "", ""]
-    records = load_records(SYNTHETIC)
-    for sample in samples_of(log):
-        loot = sample.store["MemorySelection:details"]
-        assert loot["frames"] == []  # the solver's frame and Inspect's are not on its stack
-        assert loot["fields"], "found no live sample: the test would prove nothing"
-        assert not {"memory_bank", "scoring_criteria", "gold_memory_ids", "bad_memory_ids", "gold_behavior"} & set(
-            loot["fields"]
-        )
-        assert set(loot["targets"]) == {SEALED_TARGET}  # the note that the key is sealed, no answer
-        found = set(loot["strings"])
-        for record in records:
-            assert record.scoring_criteria.expected_answer not in found
-            assert record.gold_behavior not in found
-            if protocol == "blind":  # no memory id, and no label, under blind
-                assert not {m.memory_id for m in record.memory_bank} & found
-                assert not {"useful", "harmful", "irrelevant"} & found
-
-
-# the blind run in the fast suite, both in the full one
-@pytest.mark.parametrize("protocol", [pytest.param("paper", marks=pytest.mark.slow), "blind"])
-def test_rewriting_the_answer_key_to_i_do_not_know_fails_the_sample_by_name(hostile, tmp_path, protocol):
+def test_rewriting_the_samples_record_to_i_do_not_know_fails_the_sample_by_name(hostile, tmp_path, protocol):
     log = run_hostile("rewrite", tmp_path, protocol)
     for message in errors(log):
         assert message.startswith("StrategyError(\"strategy 'rewrite' changed the sample it runs in (")
         assert "scoring_criteria" in message and "target" in message
     assert not any(s.scores for s in samples_of(log))
-
-
-def test_a_rewrite_left_running_after_select_is_caught_by_the_scorers(hostile, tmp_path):
-    log = run_hostile("rewrite_later", tmp_path, "blind")
-    for message in errors(log):
-        assert message.startswith("AnswerKeyError(\"Sample 'syn_000")
-        assert "gold_behavior, memories, scoring_criteria, target that the answer key" in message
-        assert "(strategy 'rewrite_later'), so it is not scored" in message
 
 
 def test_sys_exit_in_select_fails_only_its_samples(hostile, tmp_path):

@@ -8,9 +8,8 @@ import runpy
 from pathlib import Path
 
 import pytest
-from cmi_inspect.causal_locomo.answer_key import scored_record
 from cmi_inspect.causal_locomo.data_files import load_records
-from cmi_inspect.causal_locomo.dataset import sample_view
+from cmi_inspect.causal_locomo.dataset import record_metadata, scored_record, view_of
 from cmi_inspect.causal_locomo.selection import MemorySelection, placeholder
 from cmi_inspect.causal_locomo.view import blind_keys
 from cmi_inspect.errors import UserError
@@ -150,7 +149,7 @@ def guard_against_non_causal_cmi(
     for sample in samples_of(log):
         diagnostics = logged_diagnostics(sample)
         assert diagnostics is not None
-        view = sample_view(records[str(sample.id)], "blind", "", "")  # what the strategy was shown
+        view = view_of(record_metadata(records[str(sample.id)], "blind"))  # what the strategy was shown
         texts = {m.key: m.content for m in view.memories}
         candidates = diagnostics.candidates
         verdicts = guard.check(  # placeholders, as CMI's reasons name the other memory
@@ -223,7 +222,7 @@ def test_guard_evidence_filters_a_strategys_picks_and_the_prompt_it_writes(tmp_p
     guard, dropped_in = MemoryGuard(), []
     for sample_id, sample in guarded.items():
         picks = plain[sample_id].store_as(MemorySelection).selected
-        view = sample_view(records[sample_id], "blind", "", "")
+        view = view_of(record_metadata(records[sample_id], "blind"))
         texts = {m.key: m.content for m in view.memories}
         verdicts = guard.check(str(sample.input), {k: texts[k] for k in picks}, view.past_sessions, placeholder)
         dropped = {v.key: v.reason for v in verdicts if not v.kept}

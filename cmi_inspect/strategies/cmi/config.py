@@ -20,7 +20,7 @@ from typing import Any
 from inspect_ai.solver import TaskState
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
-from cmi_inspect.causal_locomo.dataset import SampleView
+from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
 from cmi_inspect.causal_locomo.protocol import ProtocolName
 from cmi_inspect.errors import UserError, choose, finite_float, flag, positive_int
 from cmi_inspect.strategies.base import AnswerScorer, AnswerScorerFactory
@@ -270,10 +270,10 @@ def learned_selector(config: CMIConfig, profile: Profile) -> LearnedSelector | N
 
 def injected_scorer(name: str | None) -> AnswerScorerFactory:
     """What the strategy solver injects for the named intervention scorer (None: each
-    sample's protocol's, by ``settings``); the gold one reads the sample's answer key."""
+    sample's protocol's, by ``settings``); the gold one reads the sample's gold answer."""
 
     def inject(state: TaskState) -> AnswerScorer | None:
-        protocol = state.metadata_as(SampleView).protocol
+        protocol = state.metadata_as(CausalLocomoMetadata).protocol
         chosen = settings(CMIConfig(intervention=name), protocol).intervention
         return intervention_scorer(chosen).injected(state)
 

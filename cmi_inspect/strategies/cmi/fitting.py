@@ -21,8 +21,7 @@ import anyio
 import numpy as np
 from inspect_ai.log import EvalLog, EvalSample
 
-from cmi_inspect.causal_locomo.answer_key import scored_record
-from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
+from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata, scored_record
 from cmi_inspect.causal_locomo.measures import selection_metrics
 from cmi_inspect.causal_locomo.view import key_to_memory_id, memory_view
 from cmi_inspect.errors import UserError

@@ -1,8 +1,8 @@
 """Intervention scorers: how CMI scores the answer to each intervention, by name.
 
-``gold`` (the paper's) scores against the answer key. The strategy solver builds that scorer from
-the sealed key the sample names (``gold_answer_scorer``, the only code on a solver's path
-that reads the answer key, refused under ``blind``) and hands it to the strategy as
+``gold`` (the paper's) scores against the gold answer. The strategy solver builds that scorer
+from the sample's record and target (``gold_answer_scorer``, the only code on a solver's path
+that reads the gold answer, refused under ``blind``) and hands it to the strategy as
 ``MemoryTask.score_answer``. ``evidence`` (label-free) scores an answer by its agreement
 with the agent's own history, built from the blind ``MemoryTask`` alone, so it cannot
 read what the protocol hides. A new scorer is one entry of ``INTERVENTION_SCORERS``.
@@ -15,9 +15,8 @@ from dataclasses import dataclass
 
 from inspect_ai.solver import TaskState
 
-from cmi_inspect.causal_locomo.answer_key import sealed_example
 from cmi_inspect.causal_locomo.data import ScoringCriteria
-from cmi_inspect.causal_locomo.dataset import SampleView
+from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata
 from cmi_inspect.causal_locomo.measures import deterministic_score
 from cmi_inspect.causal_locomo.protocol import PROTOCOLS
 from cmi_inspect.errors import UserError, choose
@@ -64,13 +63,10 @@ def answer_key_scorer(criteria: ScoringCriteria) -> AnswerScorer:
 
 def gold_answer_scorer(state: TaskState) -> AnswerScorer:
     """The reference intervention scorer of the sample, refused under ``blind``: built before
-    the strategy runs, from the sealed key the sample names."""
-    view = state.metadata_as(SampleView)
-    PROTOCOLS[view.protocol].refuse(GOLD_REFUSAL)
-    example = sealed_example(
-        view.data_file, view.data_sha256, view.example_id, view.protocol, view.bank_size
-    )
-    return answer_key_scorer(example.record.scoring_criteria)
+    the strategy runs, from the sample's scoring criteria."""
+    meta = state.metadata_as(CausalLocomoMetadata)
+    PROTOCOLS[meta.protocol].refuse(GOLD_REFUSAL)
+    return answer_key_scorer(meta.scoring_criteria)
 
 
 def injected_gold(task: MemoryTask, history: History) -> AnswerScorer:

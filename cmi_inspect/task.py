@@ -44,9 +44,9 @@ TASK_VERSION: str = register_entry()["version"]
 comparable (3: typed metadata, artefact-free blind; 4: the data's sha256 in the version; 5:
 the answer key sealed, out of the running sample; 6: strict scoring credits no answer that
 denies the expected answer; 7: denial read per clause and sentence, doubt read as a hedge, the
-alias judge crediting neither under paper too, a denied answer scoring 0 under strict); X,
-when the interface changes (A, since 7: the release interleaved by family, a sealed-key
-target). The logged version is ``N-X-<data sha256 prefix>``, with ``-bank<N>`` under
+alias judge crediting neither under paper too, a denied answer scoring 0 under strict; 8 and
+9: the eval README's changelog); X, when the interface changes (B, since 9-B: the gold
+answers as target, the whole record as metadata, pure scorers). The logged version is ``N-X-<data sha256 prefix>``, with ``-bank<N>`` under
 ``-T bank_size``."""
 
 

@@ -46,8 +46,8 @@ the answer key sealed, out of the running sample; 6: strict scoring credits no a
 denies the expected answer; 7: denial read per clause and sentence, doubt read as a hedge, the
 alias judge crediting neither under paper too, a denied answer scoring 0 under strict; 8 and
 9: the eval README's changelog); X, when the interface changes (B, since 9-B: the gold
-answers as target, the whole record as metadata, pure scorers). The logged version is ``N-X-<data sha256 prefix>``, with ``-bank<N>`` under
-``-T bank_size``."""
+answers as target, the whole record as metadata, pure scorers). The logged version is
+``N-X-<data sha256 prefix>``, with ``-bank<N>`` under ``-T bank_size``."""
 
 
 @task

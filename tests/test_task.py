@@ -329,8 +329,9 @@ def test_xl_end_to_end_on_a_few_samples(tmp_path):
         record = scored_record(sample)
         kept = {m.memory_id for m in record.memory_bank}
         assert len(kept) == 8  # drawn label-blind: gold memories may be left out, and are counted
-        key = score_of(sample, "memory_selection").metadata["answer_key"]
-        assert (key["bank_size"], key["useful_lost"]) == (8, len(set(record.gold_memory_ids) - kept))
+        drawn = score_of(sample, "memory_selection").metadata["bank"]
+        assert (drawn["bank_size"], drawn["useful_lost"]) == (8, len(set(record.gold_memory_ids) - kept))
+        assert (record.bank_size, record.useful_lost) == (8, drawn["useful_lost"])
         assert 0.0 <= value_of(sample, "memory_selection")["useful_f1"] <= 1.0
 
 

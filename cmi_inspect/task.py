@@ -24,7 +24,7 @@ from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata, causal_locom
 from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION
 from cmi_inspect.causal_locomo.log_tags import run_name, run_tags
 from cmi_inspect.causal_locomo.prompts import PROMPT_VERSION
-from cmi_inspect.causal_locomo.protocol import named_protocol
+from cmi_inspect.causal_locomo.protocol import named_protocol, note_set_up
 from cmi_inspect.causal_locomo.scorers import SCORINGS, memory_selection, task_score
 from cmi_inspect.errors import UserError, choose
 from cmi_inspect.strategies.solvers import no_memory, strategy_solver_named
@@ -100,6 +100,7 @@ def causal_locomo(
                 f"{', '.join(TASK_FAMILIES)}."
             )
     shown = named_protocol(protocol)
+    note_set_up(shown)  # for a strategy solver named apart (--solver), built after this
     # XL has no paper figures to reproduce: its default refuses a guess beside a disclaimer
     scoring = choose(
         "scoring", scoring or ("strict" if dataset == "xl" else shown.scoring), SCORINGS

@@ -9,8 +9,8 @@ then ``guard`` (``-S guard=evidence``: the memory guard filters its picks) and `
 any strategy by name, an installed one too. Installed, Inspect registers them as
 ``cmi_inspect/NAME``; the checkout's ``tasks/causal_locomo.py`` registers them again under
 their bare names. Every one is built by ``make_strategy_solver``: the arguments checked, the
-strategy built, and, for a task that builds its own (``-T strategy=``), what it would read
-that the protocol hides refused, all before the run starts.
+strategy built, and what it would read that the protocol hides refused, all before the run
+starts, whichever way it was named (``-T strategy=`` or ``--solver``).
 """
 
 from collections.abc import Callable, Mapping
@@ -18,7 +18,7 @@ from typing import Any
 
 from inspect_ai.solver import Solver, solver
 
-from cmi_inspect.causal_locomo.protocol import Protocol
+from cmi_inspect.causal_locomo.protocol import SET_UP, Protocol
 from cmi_inspect.errors import UserError, flag
 from cmi_inspect.inspect_private import active_model
 from cmi_inspect.strategies import BASELINES, STRATEGIES, strategy_class
@@ -37,11 +37,11 @@ def make_strategy_solver(
     cls: type[MemoryStrategy], given: Mapping[str, Any], protocol: Protocol | None = None
 ) -> Solver:
     """The strategy solver of ``cls`` with the arguments ``given``: one line, before the run,
-    for an argument it does not take or of the wrong type, and, when the task's ``protocol``
-    is known (``-T strategy=``), for a choice that reads what it hides (each sample checks
-    that again against its own protocol), and for a response model it cannot call (the
-    run's, when one is being set up). ``guard`` and ``isolate`` are the benchmark's, not the
-    strategy's."""
+    for an argument it does not take or of the wrong type, for a choice that reads what the
+    task's ``protocol`` hides (``-T strategy=``; named apart, ``--solver``, each protocol
+    of the tasks already built, ``protocol.SET_UP``; each sample checks again), and for a
+    response model it cannot call (the run's, when one is being set up). ``guard`` and
+    ``isolate`` are the benchmark's, not the strategy's."""
     for kept in (GUARD, ISOLATE):
         if kept in strategy_arguments(cls).names:
             raise UserError(
@@ -52,8 +52,8 @@ def make_strategy_solver(
     guard = make_guard(own.pop(GUARD, NO_GUARD))
     isolate = flag(ISOLATE, own.pop(ISOLATE, False))
     strategy = build_strategy(cls, own)
-    if protocol is not None:
-        strategy.check_protocol(protocol)
+    for shown in (protocol,) if protocol is not None else SET_UP.get():
+        strategy.check_protocol(shown)
     model = active_model()
     if model is not None:
         strategy.check_model(model)

@@ -68,12 +68,46 @@ def test_a_solver_given_apart_from_the_task_refuses_in_every_sample(tmp_path):
 
 
 @pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"intervention": "gold"}, "cmi with -S intervention=gold (the paper's CMI) reads the gold answer"),
+        ({"ablation": "oracle"}, "The oracle ablation selects by label: it needs -T protocol=paper."),
+        ({"k": 0}, "k must be an integer of at least 1, got 0."),
+        ({"bogus": 1}, "Strategy 'cmi' takes no -S bogus; it takes k: int = 3"),
+    ],
+)
+def test_both_ways_of_naming_a_strategy_refuse_the_same_argument_before_the_run(tmp_path, args, message):
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.solver import SolverSpec
+
+    from conftest import mock_model
+
+    refusals = []
+    for task_args, solver in (
+        ({"strategy": "cmi", "strategy_args": args}, None),
+        ({}, SolverSpec("cmi", args, args)),  # what --solver cmi -S gives
+    ):
+        with pytest.raises(UserError) as refused:
+            inspect_eval(
+                causal_locomo,  # by its registry name, so that the eval builds it
+                task_args={"protocol": "blind", "data_file": str(SYNTHETIC), **task_args},
+                solver=solver,
+                model=mock_model(lambda p: "?"),
+                display="none",
+                log_dir=str(tmp_path),
+            )
+        refusals.append(str(refused.value))
+    assert refusals[0] == refusals[1] and refusals[0].startswith(message) and "\n" not in refusals[0]
+    assert not list(tmp_path.iterdir()), "refused before any log was started"
+
+
+@pytest.mark.parametrize(
     ("config", "message"),
     [
         ({"intervention": "gold"}, "intervention=gold"),
         ({"risk_filter": "label"}, "risk_filter=label"),
         ({"intervention": "evidence", "risk_filter": "none"}, None),
-        ({"ablation": "oracle"}, None),  # left to the per-sample refusal
+        ({"ablation": "oracle"}, "oracle ablation selects by label"),
         ({}, None),
     ],
 )

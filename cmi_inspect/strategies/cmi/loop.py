@@ -312,8 +312,8 @@ class CMI(MemoryStrategy):
             c.stability = (c.s_with or 0.0) - c.s_pert
 
     def check_protocol(self, protocol: Protocol) -> None:
-        """The intervention scorer and the risk filter; the ablation is left to each
-        sample's check (``Choices.refuse_label_reading``)."""
+        """The ablation, the intervention scorer and the risk filter (each sample checks
+        them again: ``Choices.refuse_label_reading``)."""
         check_before_run(self.config, protocol)
 
     def check_model(self, model: Model) -> None:

@@ -153,11 +153,10 @@ class Choices:
 
 
 def check_before_run(config: CMIConfig, protocol: Protocol) -> None:
-    """One line for an intervention scorer or risk filter that reads what ``protocol``
-    hides, before a run (no sample, so no fold of a cross-fit file). The ablation is left
-    to each sample's check, so that a run of every ablation under blind still runs the
-    others (the oracle's samples fail, with its line)."""
+    """One line for an ablation, intervention scorer or risk filter that reads what
+    ``protocol`` hides, before a run (no sample, so no fold of a cross-fit file)."""
     chosen = settings(config, protocol.name)
+    protocol.refuse(ABLATIONS[config.ablation].refused_under_blind)
     protocol.refuse(intervention_scorer(chosen.intervention).refused_under_blind)
     protocol.refuse(risk_filter(chosen.risk_filter).refused_under_blind)
 

@@ -81,6 +81,7 @@ def test_no_canary_reaches_the_model_from_blind_cmi(tmp_path, selector):
 
 
 @pytest.mark.slow  # blind CMI on the whole release
+@pytest.mark.heavy  # minutes on two cores: -m 'not heavy' leaves it out
 def test_blind_cmi_on_the_release_prompts_only_visible_text(tmp_path, real_records):
     visible = "\n".join(
         text

@@ -212,6 +212,7 @@ def test_ctrl_c_is_a_failure_that_names_the_runs_left_and_how_to_resume(tmp_path
 
 
 @pytest.mark.slow  # the embedded model on XL's store, interrupted inside summary's requests
+@pytest.mark.heavy  # minutes on two cores: -m 'not heavy' leaves it out
 def test_ctrl_c_ends_an_embedded_model_run_within_seconds_keeping_finished_samples(tmp_path, locomo_file):
     """Summary memory's first question on an XL store queues many long requests; a Ctrl-C
     stops them (each waiting request is dropped, the one being decoded ends at its next

@@ -75,6 +75,7 @@ def test_no_memory_on_the_default_local_model(tmp_path):
 
 
 @SLOW
+@pytest.mark.heavy  # minutes on two cores: -m 'not heavy' leaves it out
 def test_full_history_selects_the_memories_of_the_sessions_it_kept(tmp_path):
     log = inspect_eval(tmp_path, "--solver", "full_history", "--limit", "2")
     for sample in samples_of(log):
@@ -90,7 +91,7 @@ def test_full_history_selects_the_memories_of_the_sessions_it_kept(tmp_path):
 @pytest.mark.parametrize(
     ("solver", "args", "expected"),
     [
-        ("summary_memory", [], "bank"),
+        pytest.param("summary_memory", [], "bank", marks=pytest.mark.heavy),  # minutes on two cores
         ("vector_memory", [], 3),
         ("vector_memory", ["-S", "top_k=2"], 2),
         ("graph_memory", [], 3),

@@ -261,6 +261,7 @@ def test_cmi_inspect_run_runs_them_by_name_in_process(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow  # runs the embedded local model
+@pytest.mark.heavy  # minutes on two cores: -m 'not heavy' leaves it out
 def test_they_and_cmis_logprob_effect_read_the_embedded_models_forced_decoding(tmp_path, release_file):
     runs = {"context_cite": {}, "leave_one_in": {}, "cmi": {"effect": "logprob", "selector": "rule"}}
     for name, args in runs.items():

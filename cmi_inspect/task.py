@@ -19,12 +19,13 @@ import yaml
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
 
+from cmi_inspect.causal_locomo.built import note_built, own_solver
 from cmi_inspect.causal_locomo.data import TASK_FAMILIES
 from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata, causal_locomo_dataset
 from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION
 from cmi_inspect.causal_locomo.log_tags import run_name, run_tags
 from cmi_inspect.causal_locomo.prompts import PROMPT_VERSION
-from cmi_inspect.causal_locomo.protocol import named_protocol, note_set_up
+from cmi_inspect.causal_locomo.protocol import named_protocol
 from cmi_inspect.causal_locomo.scorers import SCORINGS, memory_selection, task_score
 from cmi_inspect.errors import UserError, choose
 from cmi_inspect.strategies.solvers import no_memory, strategy_solver_named
@@ -100,7 +101,6 @@ def causal_locomo(
                 f"{', '.join(TASK_FAMILIES)}."
             )
     shown = named_protocol(protocol)
-    note_set_up(shown)  # for a strategy solver named apart (--solver), built after this
     # XL has no paper figures to reproduce: its default refuses a guess beside a disclaimer
     scoring = choose(
         "scoring", scoring or ("strict" if dataset == "xl" else shown.scoring), SCORINGS
@@ -121,10 +121,11 @@ def causal_locomo(
         "data_file": data_file,
         "bank_size": bank_size,
     }
-    return Task(
+    with own_solver():  # a strategy given here is refused before the run for what it hides
+        solver = strategy_solver_named(strategy, chosen, shown) if strategy else no_memory()
+    built = Task(
         dataset=samples,
-        # a strategy given here is refused before the run for what this protocol hides
-        solver=strategy_solver_named(strategy, chosen, shown) if strategy else no_memory(),
+        solver=solver,
         display_name=run_name(strategy, chosen, task_args) if strategy else None,
         tags=run_tags(strategy, chosen, task_args) if strategy else None,
         # pure functions of each sample's record and target: `inspect score` re-scores anywhere
@@ -141,3 +142,5 @@ def causal_locomo(
         version=f"{TASK_VERSION}-{digest[:12]}" + (f"-bank{bank_size}" if bank_size else ""),
         headline_metric="task_score.score",  # the mean task score, as View and the CLI show
     )
+    note_built(built, shown, task_args)  # for a solver named apart (--solver), built next
+    return built

@@ -5,8 +5,9 @@ run here is the one task ``causal_locomo``; a run whose strategy is the task's o
 (``-T strategy=NAME``, as ``cmi-inspect run`` runs every row) is displayed after its
 strategy and protocol (``causal_locomo: cmi (blind)``, ``run_name``) and tagged with the
 strategy, the protocol, the dataset when it is not the release and every solver argument
-set (``ablation=no_perturb``, ``run_tags``), both set when the task is made: no log header
-is rewritten afterwards. The report names a row by its plan (``strategy_label``).
+set (``ablation=no_perturb``, ``run_tags``), both set when the task is made; a run of
+``--solver NAME`` is tagged so by its solver, built next (``built``). No log header is
+rewritten afterwards. The report names a row by its plan (``strategy_label``).
 """
 
 from __future__ import annotations

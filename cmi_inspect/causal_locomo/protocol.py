@@ -10,7 +10,6 @@ read (CMI's gold scorer).
 
 from __future__ import annotations
 
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Literal
 
@@ -68,19 +67,3 @@ def named_protocol(name: object) -> Protocol:
 def logged_protocol(name: object) -> Protocol | None:
     """The protocol a log names, None for a name no protocol has (an edited task's)."""
     return next((p for p in PROTOCOLS.values() if p.name == name), None)
-
-
-SET_UP: ContextVar[tuple[Protocol, ...]] = ContextVar("set_up_protocols", default=())
-"""The protocols of the tasks the current eval has built. Inspect builds a solver named on
-its own (``--solver``) after the tasks it runs with, so that solver checks its strategy
-against each before the first sample, as a task given ``-T strategy=`` does. Each eval
-runs in a copy of its caller's context, so none leaks into the next."""
-
-
-def note_set_up(protocol: Protocol) -> None:
-    """Record that a task of ``protocol`` is being built for an eval (``SET_UP``); a task
-    built outside one (no active model) is not recorded."""
-    from cmi_inspect.inspect_private import active_model
-
-    if active_model() is not None and protocol not in SET_UP.get():
-        SET_UP.set((*SET_UP.get(), protocol))

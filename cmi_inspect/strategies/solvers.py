@@ -18,7 +18,8 @@ from typing import Any
 
 from inspect_ai.solver import Solver, solver
 
-from cmi_inspect.causal_locomo.protocol import SET_UP, Protocol
+from cmi_inspect.causal_locomo.built import built_tasks, tag_runs
+from cmi_inspect.causal_locomo.protocol import Protocol
 from cmi_inspect.errors import UserError, flag
 from cmi_inspect.inspect_private import active_model
 from cmi_inspect.strategies import BASELINES, STRATEGIES, strategy_class
@@ -38,10 +39,10 @@ def make_strategy_solver(
 ) -> Solver:
     """The strategy solver of ``cls`` with the arguments ``given``: one line, before the run,
     for an argument it does not take or of the wrong type, for a choice that reads what the
-    task's ``protocol`` hides (``-T strategy=``; named apart, ``--solver``, each protocol
-    of the tasks already built, ``protocol.SET_UP``; each sample checks again), and for a
-    response model it cannot call (the run's, when one is being set up). ``guard`` and
-    ``isolate`` are the benchmark's, not the strategy's."""
+    task's ``protocol`` hides (``-T strategy=``; named apart, ``--solver``, that of each task
+    already built, which it tags with its name: ``built``; each sample checks again), and
+    for a response model it cannot call (the run's, when one is being set up). ``guard``
+    and ``isolate`` are the benchmark's, not the strategy's."""
     for kept in (GUARD, ISOLATE):
         if kept in strategy_arguments(cls).names:
             raise UserError(
@@ -52,14 +53,25 @@ def make_strategy_solver(
     guard = make_guard(own.pop(GUARD, NO_GUARD))
     isolate = flag(ISOLATE, own.pop(ISOLATE, False))
     strategy = build_strategy(cls, own)
-    for shown in (protocol,) if protocol is not None else SET_UP.get():
-        strategy.check_protocol(shown)
+    # named apart (--solver), it is built after the eval's tasks: their protocols
+    shown = [b.protocol for b in built_tasks()] if protocol is None else [protocol]
+    for each in shown:
+        strategy.check_protocol(each)
     model = active_model()
     if model is not None:
         strategy.check_model(model)
+    if protocol is None:
+        tag_runs(cls.name, arguments_set(cls, given))
     if isolate:
         strategy = Isolated(strategy, own)
     return strategy_solver(strategy, strategy.answer_scorer(), guard)
+
+
+def arguments_set(cls: type[MemoryStrategy], given: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments of ``given`` that differ from their defaults (a run's tags show them)."""
+    defaults = {p.name: p.default for p in strategy_arguments(cls).parameters}
+    defaults |= {GUARD: NO_GUARD, ISOLATE: False}
+    return {k: v for k, v in given.items() if k not in defaults or defaults[k] != v}
 
 
 def as_given(arguments: dict[str, Any]) -> dict[str, Any]:

@@ -3,9 +3,9 @@
 Inspect View lists logs by task name, display name, model, task arguments and tags. Every
 run here is the one task ``causal_locomo``; a run whose strategy is the task's own
 (``-T strategy=NAME``, as ``cmi-inspect run`` runs every row) is displayed after its
-strategy and protocol (``causal_locomo: cmi (blind)``, ``run_name``) and tagged with the
-strategy, the protocol, the dataset when it is not the release and every solver argument
-set (``ablation=no_perturb``, ``run_tags``), both set when the task is made; a run of
+strategy, the solver arguments set, its protocol and the dataset when it is not the release
+(``causal_locomo: cmi[no_perturb] (blind, xl)``, ``run_name``) and tagged with the same
+label (``cmi[no_perturb] (blind, xl)``, ``run_tags``), both set when the task is made; a run of
 ``--solver NAME`` is tagged so by its solver, built next (``built``). No log header is
 rewritten afterwards. The report names a row by its plan (``strategy_label``).
 """
@@ -69,16 +69,21 @@ def data_tags(task_args: dict[str, Any]) -> list[str]:
     return tags
 
 
-def run_name(solver: str, passed: dict[str, Any], task_args: dict[str, Any]) -> str:
-    """``causal_locomo: STRATEGY (protocol[, dataset ...])``, short enough for View's list
-    (a ``data_file`` shows in the task arguments beside it)."""
+def run_label(solver: str, passed: dict[str, Any], task_args: dict[str, Any]) -> str:
+    """``STRATEGY[ARGUMENTS] (protocol[, dataset ...])``, short enough for View's list (a
+    ``data_file`` shows in the task arguments beside it)."""
     where = [str(task_args.get("protocol", "paper"))]
     where += [
         t.split("=", 1)[-1] if t.startswith("dataset=") else t
         for t in data_tags(task_args)
         if t != "data_file"
     ]
-    return f"{TASK_NAME}: {solver_label(solver, passed)} ({', '.join(where)})"
+    return f"{solver_label(solver, passed)} ({', '.join(where)})"
+
+
+def run_name(solver: str, passed: dict[str, Any], task_args: dict[str, Any]) -> str:
+    """``causal_locomo: `` and the ``run_label``: the run's display name."""
+    return f"{TASK_NAME}: {run_label(solver, passed, task_args)}"
 
 
 def is_causal_locomo(spec: EvalSpec) -> bool:
@@ -87,6 +92,7 @@ def is_causal_locomo(spec: EvalSpec) -> bool:
 
 
 def run_tags(strategy: str, passed: dict[str, Any], task_args: dict[str, Any]) -> list[str]:
-    """The strategy, protocol, data (``data_tags``) and solver arguments set, as tags."""
-    tags = [strategy.split("/")[-1], f"protocol={task_args.get('protocol', 'paper')}"]
-    return tags + data_tags(task_args) + [f"{k}={v}" for k, v in sorted(passed.items())]
+    """One tag, the ``run_label``: View's list shows a run's tags in a narrow column, in no
+    fixed order (Inspect merges them as a set), so one tag that starts with the strategy is
+    what it reliably shows."""
+    return [run_label(strategy, passed, task_args)]

@@ -30,25 +30,22 @@ def test_a_guarded_run_is_named_apart_from_the_unguarded_one():
     assert run_name("vector_memory", {"guard": "evidence"}, args) == "causal_locomo: vector_memory + guard (blind, xl)"
 
 
-def test_the_tags_name_the_strategy_protocol_data_and_arguments_set():
+def test_one_tag_names_the_strategy_its_arguments_protocol_and_data():
     from cmi_inspect.causal_locomo.log_tags import run_tags
 
-    assert run_tags("cmi", {"ablation": "non_causal"}, {"protocol": "blind", "dataset": "xl"}) == [
-        "cmi",
-        "protocol=blind",
-        "dataset=xl",
-        "ablation=non_causal",
+    assert run_tags("cmi", {"ablation": "non_causal", "k": 5}, {"protocol": "blind", "dataset": "xl"}) == [
+        "cmi[non_causal, k=5] (blind, xl)"
     ]
-    assert run_tags("no_memory", {}, {"data_file": "mine.jsonl"}) == ["no_memory", "protocol=paper", "data_file"]
+    assert run_tags("no_memory", {}, {"data_file": "mine.jsonl"}) == ["no_memory (paper)"]
 
 
 def test_a_run_on_drawn_banks_says_so_in_its_tags_and_name():
     from cmi_inspect.causal_locomo.log_tags import run_tags
 
     xl = {"protocol": "blind", "dataset": "xl", "bank_size": None}
-    assert run_tags("cmi", {}, xl) == ["cmi", "protocol=blind", "dataset=xl"]
+    assert run_tags("cmi", {}, xl) == ["cmi (blind, xl)"]
     drawn = {**xl, "bank_size": "8"}  # -T values as the command line gives them
-    assert run_tags("cmi", {}, drawn) == ["cmi", "protocol=blind", "dataset=xl", "bank_size=8"]
+    assert run_tags("cmi", {}, drawn) == ["cmi (blind, xl, bank_size=8)"]
     assert run_name("cmi", {}, drawn) == "causal_locomo: cmi (blind, xl, bank_size=8)"
     assert run_name("cmi", {}, {"protocol": "paper", "data_file": "mine.jsonl", "bank_size": 8}) == (
         "causal_locomo: cmi (paper, bank_size=8)"
@@ -69,5 +66,5 @@ def test_a_task_given_its_strategy_is_displayed_and_tagged_after_it_and_its_log_
     assert log.status == "success"
     # the task's registered name: cmi_inspect/causal_locomo once the package is installed
     assert (log.eval.task.split("/")[-1], log.eval.task_display_name) == ("causal_locomo", task.display_name)
-    assert set(log.eval.tags or []) == {"vector_memory", "protocol=blind", "data_file", "embedder=hashing"}
+    assert log.eval.tags == ["vector_memory[embedder=hashing] (blind)"]
     assert "_causal-locomo_" in os.path.basename(log.location) and " " not in os.path.basename(log.location)

@@ -216,7 +216,7 @@ def test_guard_evidence_filters_a_strategys_picks_and_the_prompt_it_writes(tmp_p
     plain, _ = run("plain")
     guarded, log = run("guarded", guard="evidence")
     assert log.eval.task_display_name == "causal_locomo: vector_memory + guard (blind)"
-    assert "guard=evidence" in (log.eval.tags or [])
+    assert log.eval.tags == ["vector_memory + guard (blind)"]
     assert sorted(guarded) == RELEASE_SAMPLES
     records = {r.example_id: r for r in load_records(release_file)}
     guard, dropped_in = MemoryGuard(), []

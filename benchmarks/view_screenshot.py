@@ -1,4 +1,5 @@
-"""Inspect View's log list for a log folder, in a real headless browser: a PNG, and its rows.
+"""Inspect View's log list for a log folder, or one run's samples, in a real headless browser:
+a PNG, and its rows.
 
 Serves LOG_DIR with ``inspect view`` on a free loopback port, opens its log list in Debian's
 Chromium (``apt-get install chromium``) driven by Playwright (``npm install playwright-core``
@@ -7,9 +8,11 @@ executable), waits for the list to load, saves a PNG and prints every row's cell
 1 when a row shows ``-`` where every finished run has a value (task arguments, tags, score,
 samples, tokens), naming the row and the columns; a duration under a second shows ``-``
 too, and is not counted. Loads the list ``--loads`` times, each in a fresh browser (View
-keeps no state between them).
+keeps no state between them). With ``--log FILE`` (a log of the folder) it opens that run's
+samples instead and exits 1 when a sample's TARGET is empty or ``-``.
 
     python benchmarks/view_screenshot.py LOG_DIR view.png --node-modules ~/pw/node_modules
+    python benchmarks/view_screenshot.py LOG_DIR run.png --node-modules ~/pw/node_modules --log FILE
 """
 
 from __future__ import annotations
@@ -26,16 +29,18 @@ import urllib.request
 from pathlib import Path
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-COMPLETE = ("TASK ARGS", "TAGS", "SCORE", "SAMPLES", "TOKENS")
+COMPLETE: tuple[str, ...] = ("TASK ARGS", "TAGS", "SCORE", "SAMPLES", "TOKENS")
 """The columns every finished run of the task fills."""
+SAMPLE_COMPLETE: tuple[str, ...] = ("TARGET",)
+"""The columns every sample of a run fills: its expected answer, where Inspect puts it."""
 BROWSE = """
 const { chromium } = require('playwright-core');
 (async () => {
-  const [url, out, chromiumPath, flags, width, height, settle] = process.argv.slice(1);
+  const [url, out, chromiumPath, flags, width, height, settle, loaded] = process.argv.slice(1);
   const browser = await chromium.launch({ executablePath: chromiumPath, args: JSON.parse(flags) });
   const page = await browser.newPage({ viewport: { width: +width, height: +height } });
   await page.goto(url);
-  await page.waitForSelector('text=causal_locomo', { timeout: 60000 });
+  await page.waitForSelector('text=' + loaded, { timeout: 60000 });
   await page.waitForFunction(() => !document.body.innerText.includes('Syncing data'),
                              null, { timeout: 60000 });
   await page.waitForTimeout(+settle);
@@ -67,15 +72,16 @@ def wait_for(url: str, server: subprocess.Popen[bytes], seconds: float = 60) -> 
     sys.exit(f"inspect view did not answer at {url} within {seconds:.0f} s")
 
 
-def incomplete(rows: list[list[str]]) -> list[str]:
-    """Each row that shows ``-`` in a column of ``COMPLETE``, with those columns."""
+def incomplete(rows: list[list[str]], complete: tuple[str, ...] = COMPLETE) -> list[str]:
+    """Each row that shows ``-`` (or nothing) in a column of ``complete``, with those columns."""
     header, *body = rows
-    columns = [header.index(c) for c in COMPLETE if c in header]
-    found = []
+    columns = [header.index(c) for c in complete if c in header]
+    found = [f"no {c} column" for c in complete if c not in header]
     for row in body:
-        empty = [header[i] for i in columns if i < len(row) and row[i] == "-"]
+        empty = [header[i] for i in columns if i < len(row) and row[i] in ("-", "")]
         if empty:
-            named = [row[header.index(c)] for c in ("TASK", "MODEL", "COMPLETED") if c in header]
+            shown = ("TASK", "MODEL", "COMPLETED", "ID")
+            named = [row[header.index(c)] for c in shown if c in header]
             found.append(f"{' | '.join(named)}: {', '.join(empty)}")
     return found
 
@@ -90,6 +96,7 @@ def main() -> None:
     parser.add_argument("--height", type=int, default=700)
     parser.add_argument("--settle", type=int, default=5000, help="ms to wait once loaded")
     parser.add_argument("--loads", type=int, default=1)
+    parser.add_argument("--log", help="a log file of LOG_DIR: its samples instead of the list")
     args = parser.parse_args()
     if not (args.node_modules / "playwright-core").is_dir():
         sys.exit(f"no playwright-core in {args.node_modules}: npm install playwright-core")
@@ -106,16 +113,19 @@ def main() -> None:
     try:
         url = f"http://127.0.0.1:{port}/"
         wait_for(url, server)
+        page, loaded, complete = url, "causal_locomo", COMPLETE
+        if args.log:
+            page, loaded, complete = f"{url}#/logs/{args.log}", "TARGET", SAMPLE_COMPLETE
         args.out.parent.mkdir(parents=True, exist_ok=True)
         for load in range(1, args.loads + 1):
-            browse = [url, str(args.out), args.chromium, json.dumps(CHROMIUM_FLAGS),
-                      str(args.width), str(args.height), str(args.settle)]  # fmt: skip
+            browse = [page, str(args.out), args.chromium, json.dumps(CHROMIUM_FLAGS),
+                      str(args.width), str(args.height), str(args.settle), loaded]  # fmt: skip
             node = ["node", "-e", BROWSE, *browse]
             done = subprocess.run(node, env=env, capture_output=True, text=True, timeout=300)
             if done.returncode:
                 sys.exit(f"the browser failed: {done.stderr.strip()[-2000:]}")
             rows = json.loads(done.stdout)
-            missing = incomplete(rows)
+            missing = incomplete(rows, complete)
             print(f"load {load}: {len(rows) - 1} rows, {len(missing)} incomplete")
             for line in missing if missing else (" | ".join(r) for r in rows):
                 print(f"  {line}")

@@ -284,6 +284,43 @@ def test_scores_are_pure_functions_of_the_samples_record_and_target(tmp_path):
     assert [s.scores for s in samples_of(again)] == [s.scores for s in samples_of(log)]
 
 
+@pytest.mark.slow  # inspect score in subprocesses
+@pytest.mark.parametrize("data", ["release", "xl"])
+def test_inspect_score_rescores_a_log_to_the_same_figures_in_a_clean_environment(tmp_path, mini_build, data):
+    """``inspect score`` as docs/cli.md types it, where neither the data file nor any data
+    cache or ``CMI_DATA_DIR`` is: the same scores, sample by sample."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from cmi_inspect.xl import STORE_FILE
+    from inspect_ai.log import read_eval_log
+
+    source = SYNTHETIC if data == "release" else mini_build[0] / STORE_FILE
+    copy = tmp_path / source.name
+    shutil.copyfile(source, copy)
+    drawn = {} if data == "release" else {"bank_size": 8}
+    log = run(vector_memory(embedder="hashing"), lambda p: "3 March 2022", tmp_path / "logs",
+              protocol="blind", data_file=str(copy), **drawn)  # fmt: skip
+    copy.unlink()
+    inspect = str(Path(sys.executable).parent / "inspect")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CMI_", "INSPECT_"))}
+    env |= {"XDG_DATA_HOME": str(tmp_path / "empty"), "XDG_CACHE_HOME": str(tmp_path / "empty")}
+    for name, args in (
+        ("task_score", ["-S", "scoring=strict", "--action", "overwrite"]),
+        ("memory_selection", ["--action", "append"]),
+    ):
+        subprocess.run([inspect, "score", log.location, "--scorer", f"cmi_inspect/{name}", *args, "--overwrite"],
+                       cwd=tmp_path, env=env, check=True, capture_output=True)  # fmt: skip
+    again = read_eval_log(log.location)
+    assert [s.scores for s in samples_of(again)] == [s.scores for s in samples_of(log)]
+    assert again.results and log.results
+    headline = [{k: m.value for k, m in r.results.scores[0].metrics.items()} for r in (again, log)]  # type: ignore[union-attr]
+    assert headline[0] == pytest.approx(headline[1])  # the same figures, up to the order of a sum
+
+
 def test_a_stored_file_is_scored_on_the_bank_the_run_drew(tmp_path, mini_build):
     from cmi_inspect.xl import STORE_FILE
 

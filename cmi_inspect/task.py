@@ -46,8 +46,9 @@ comparable (3: typed metadata, artefact-free blind; 4: the data's sha256 in the 
 the answer key sealed, out of the running sample; 6: strict scoring credits no answer that
 denies the expected answer; 7: denial read per clause and sentence, doubt read as a hedge, the
 alias judge crediting neither under paper too, a denied answer scoring 0 under strict; 8 and
-9: the eval README's changelog); X, when the interface changes (B, since 9-B: the gold
-answers as target, the whole record as metadata, pure scorers). The logged version is
+9: the eval README's changelog); X, when the interface changes (B: the gold answers as
+target, the whole record as metadata, pure scorers; C: standard errors clustered by
+conversation). The logged version is
 ``N-X-<data sha256 prefix>``, with ``-bank<N>`` under ``-T bank_size``."""
 
 

@@ -52,6 +52,9 @@ class CausalLocomoMetadata(BaseModel, frozen=True):
     example_id: str
     protocol: ProtocolName
     task_family: str
+    conversation: str = Field(default="", exclude_if=lambda name: not name)
+    """What its standard errors are clustered by (``scorers.CLUSTER``): its LoCoMo
+    conversation (``conversation_of``), else its own id (a log from before 9-C: '')."""
     memory_bank: list[MemoryRecord]
     past_sessions: list[PastSession]
     scoring_criteria: ScoringCriteria
@@ -166,6 +169,7 @@ def record_metadata(
         example_id=record.example_id,
         protocol=protocol,
         task_family=record.task_family,
+        conversation=conversation_of(record.example_id) or record.example_id,
         memory_bank=bank,
         past_sessions=record.past_sessions,
         scoring_criteria=record.scoring_criteria,

@@ -121,14 +121,19 @@ async def answer_score(
     )
 
 
+CLUSTER = "conversation"
+"""The sample metadata key the standard errors are clustered by (``stderr(cluster=)``):
+questions on one conversation share its memories, so they are not independent."""
+
+
 # Metrics as a dict, not a list holding a dict: Inspect would log an empty entry for the
 # list, first, and View's log list, `inspect log list` and evals_df() read the first one
 @scorer(
     metrics={
-        "score": [mean(), stderr(), grouped(mean(), "task_family", all=False)],
+        "score": [mean(), stderr(cluster=CLUSTER), grouped(mean(), "task_family", all=False)],
         "deterministic": [mean()],
         "judge": [mean()],
-        "success": [mean(), stderr()],
+        "success": [mean(), stderr(cluster=CLUSTER)],
         "judge_error": [count()],
         "hedged": [mean()],
         "negated": [mean()],
@@ -230,7 +235,12 @@ def _differences(seen: Exposure, names: dict[str, str]) -> list[str]:
     return lines
 
 
-@scorer(metrics={**{key: [mean(), stderr()] for key in SELECTION_KEYS}, "undeclared": [count()]})
+@scorer(
+    metrics={
+        **{key: [mean(), stderr(cluster=CLUSTER)] for key in SELECTION_KEYS},
+        "undeclared": [count()],
+    }
+)
 def memory_selection() -> Scorer:
     """Recall, precision, useful F1, poison adoption, bad rejection and count of the selection.
 

@@ -38,6 +38,7 @@ from cmi_inspect.local_model.sequences import Sequences
 from cmi_inspect.report.runs import strategy_label
 from cmi_inspect.report.sample_cost import cache_hits, model_calls, strategy_calls, token_usage
 from cmi_inspect.run import run_all
+from cmi_inspect.run_spec import RunSpec
 from cmi_inspect.strategies import STRATEGIES
 
 EVALUATED: dict[str, int] = {}
@@ -89,8 +90,8 @@ def timed_pass(
 ) -> float:
     """Seconds for one ``run_all``: the seven strategies, or CMI and its ablations."""
     start = time.perf_counter()
-    left = run_all(
-        log_dir,
+    spec = RunSpec(
+        log_dir=log_dir,
         strategies=["cmi"] if ablations else list(STRATEGIES),
         ablations=ablations,
         model=args.model,
@@ -98,6 +99,7 @@ def timed_pass(
         cache=args.cache,
         model_args=model_args,
     )
+    left = run_all(spec)
     if left:
         raise SystemExit(f"runs in {log_dir} did not succeed: {'; '.join(left)}")
     return time.perf_counter() - start

@@ -113,6 +113,7 @@ def run_plan(
         only_run,
         refuse_other_data,
     )
+    from cmi_inspect.run_spec import RunSettings
 
     plan, ids = load_plan(plan_file)
     chosen = model or os.environ.get("INSPECT_EVAL_MODEL") or DEFAULT_MODEL
@@ -127,10 +128,9 @@ def run_plan(
                             f"{digest[:12]}..., not the {plan.data_sha256[:12]}... it was "
                             "planned on.")  # fmt: skip
         refuse_other_data(str(Path(log_dir) / row.name), str(data.version), digest)
-    settings: dict[str, Any] = dict(
-        model=chosen, model_args=model_args or {}, limit=None, max_samples=max_samples,
-        max_tasks=1, timeout=timeout, time_limit=None, max_retries=max_retries, cache=cache,
-        config={}, model_roles=None, epochs=None, tags=None,
+    settings = RunSettings(
+        model=chosen, model_args=model_args or {}, max_samples=max_samples, timeout=timeout,
+        max_retries=max_retries, cache=cache,
         inspect_options={**(inspect_options or {}), "sample_id": ids},
     )  # fmt: skip
     left = [f"{row.name} (waits for {row.needs})" for row in plan.rows if row not in ready]

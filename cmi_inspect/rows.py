@@ -4,7 +4,6 @@ installed strategies, each in a Python process of its own (``run_apart``)."""
 from __future__ import annotations
 
 import contextvars
-import json
 import os
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from inspect_ai import Task
 from inspect_ai.log import EvalLog
 
 from cmi_inspect.errors import UserError
+from cmi_inspect.run_spec import RowsSpec, RunSettings
 
 CACHE_EXPIRY = "1W"
 """How long ``cmi-inspect run``'s answers stay in Inspect's model-call cache."""
@@ -69,7 +69,7 @@ def run_plans(
     log_dir: str,
     plans: Sequence[tuple[str, dict[str, Any]]],
     task_args: dict[str, Any],
-    settings: dict[str, Any],
+    settings: RunSettings,
 ) -> list[EvalLog]:
     """``eval_set`` over the rows ``plans`` into ``log_dir``, beside any other rows' logs."""
     from inspect_ai import eval_set
@@ -82,28 +82,28 @@ def run_plans(
         eval_set,
         tasks,
         log_dir=log_dir,
-        model=settings["model"],
-        model_args=settings["model_args"],
-        limit=settings["limit"],
-        max_samples=settings["max_samples"],
-        max_tasks=settings["max_tasks"],
+        model=settings.model,
+        model_args=settings.model_args,
+        limit=settings.limit,
+        max_samples=settings.max_samples,
+        max_tasks=settings.max_tasks,
         retry_attempts=2,
-        timeout=settings["timeout"],
-        time_limit=settings["time_limit"],
-        max_retries=settings["max_retries"],
+        timeout=settings.timeout,
+        time_limit=settings.time_limit,
+        max_retries=settings.max_retries,
         # Inspect's default policy, a week, as `inspect eval --cache` makes it: the cache key
         # holds the expiry, so a plain `inspect eval ... --cache` reads these very answers
-        cache=CachePolicy(expiry=CACHE_EXPIRY) if settings["cache"] else None,
+        cache=CachePolicy(expiry=CACHE_EXPIRY) if settings.cache else None,
         log_dir_allow_dirty=True,  # the rows run apart write beside these
-        model_roles=settings.get("model_roles"),
-        epochs=settings.get("epochs"),
-        tags=settings.get("tags"),
+        model_roles=settings.model_roles,
+        epochs=settings.epochs,
+        tags=settings.tags,
         **{
             "retry_on_error": DEFAULT_RETRY_ON_ERROR,
             "fail_on_error": DEFAULT_FAIL_ON_ERROR,
-            **settings.get("inspect_options", {}),  # --sample-id, --log-level, ... as given
+            **settings.inspect_options,  # --sample-id, --log-level, ... as given
         },
-        **settings["config"],
+        **settings.config,
     )
     return logs
 
@@ -112,16 +112,18 @@ def run_apart(
     log_dir: str,
     plans: list[tuple[str, dict[str, Any]]],
     task_args: dict[str, Any],
-    settings: dict[str, Any],
+    settings: RunSettings,
     check: bool = False,
 ) -> None:
     """Run installed strategies' rows in a Python process of their own (``python -m
     cmi_inspect.rows SPEC``), so that nothing one does in its process (patching the scorers,
     say) reaches another row; its log says how it went. With ``check`` the process only
     builds their tasks: a bad argument is the one line it gives, raised here."""
-    spec = {"log_dir": log_dir, "plans": plans, "task_args": task_args, "settings": settings}
+    spec = RowsSpec(
+        log_dir=log_dir, plans=plans, task_args=task_args, settings=settings, check=check
+    )
     with tempfile.NamedTemporaryFile("w", encoding="utf-8", suffix=".json", delete=False) as file:
-        json.dump({**spec, "check": check}, file)
+        file.write(spec.model_dump_json())
     try:
         done = subprocess.run(
             [sys.executable, "-m", "cmi_inspect.rows", file.name],
@@ -138,18 +140,14 @@ def run_apart(
 
 def main(spec_file: str) -> int:
     """Rows run apart (``run_apart``): the spec's plans checked, or run by ``run_plans``."""
-    spec = json.loads(Path(spec_file).read_text(encoding="utf-8"))
-    plans = [(name, params) for name, params in spec["plans"]]
-    settings = spec["settings"]
-    if isinstance(settings["limit"], list):
-        settings["limit"] = tuple(settings["limit"])
+    spec = RowsSpec.model_validate_json(Path(spec_file).read_text(encoding="utf-8"))
     try:
-        check_rows(plans, spec["task_args"], settings["model"], settings["model_args"])
+        check_rows(spec.plans, spec.task_args, spec.settings.model, spec.settings.model_args)
     except UserError as ex:
         print(str(ex), file=sys.stderr)
         return 2
-    if not spec["check"]:
-        run_plans(spec["log_dir"], plans, spec["task_args"], settings)
+    if not spec.check:
+        run_plans(spec.log_dir, spec.plans, spec.task_args, spec.settings)
     return 0
 
 

@@ -18,7 +18,7 @@ import fcntl
 import io
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager, nullcontext, redirect_stdout
 from pathlib import Path
 from typing import Any, TextIO
@@ -28,7 +28,7 @@ from rich.text import Text
 
 from cmi_inspect.causal_locomo.log_tags import is_causal_locomo, run_name
 from cmi_inspect.causal_locomo.protocol import named_protocol
-from cmi_inspect.errors import SampleLimit, UserError, positive_int, sample_limit
+from cmi_inspect.errors import UserError, positive_int, sample_limit
 from cmi_inspect.guard import EvidenceGuard
 from cmi_inspect.paths import writable_dir
 from cmi_inspect.rows import (
@@ -38,7 +38,8 @@ from cmi_inspect.rows import (
     run_apart,
     run_plans,
 )
-from cmi_inspect.strategies import BUILT_IN, STRATEGIES, installed_strategies, strategy_class
+from cmi_inspect.run_spec import RunSettings, RunSpec
+from cmi_inspect.strategies import BUILT_IN, installed_strategies, strategy_class
 from cmi_inspect.strategies.cmi import ABLATIONS
 
 LOCK_FILE = ".cmi-inspect-run.lock"
@@ -81,40 +82,18 @@ class WithoutLines(io.TextIOBase):
         return getattr(self.stream, "encoding", "utf-8")
 
 
-def run_all(
-    log_dir: str,
-    strategies: Sequence[str] = tuple(STRATEGIES),
-    ablations: bool = False,
-    guard: bool = False,
-    model: str | None = None,
-    limit: SampleLimit | None = None,
-    task_args: dict[str, Any] | None = None,
-    model_args: dict[str, Any] | None = None,
-    max_samples: int | None = None,
-    max_tasks: int = 1,
-    timeout: int | None = None,
-    max_retries: int | None = None,
-    cache: bool = True,
-    max_connections: int | None = None,
-    serve: int | None = None,
-    time_limit: int | None = None,
-    isolate: bool = False,
-    model_roles: dict[str, str] | None = None,
-    epochs: int | None = None,
-    tags: list[str] | None = None,
-    inspect_options: dict[str, Any] | None = None,
-) -> list[str]:
+def run_all(spec: RunSpec) -> list[str]:
     """Run the strategies (and CMI's ablations, under a label-free protocol those that
     read no label; with ``guard``, each strategy again behind ``-S guard=evidence``) with
     ``eval_set``; the runs that did not finish (none when all succeeded).
 
-    With ``cache`` every model call goes through Inspect's model-call cache: the task
+    With ``spec.cache`` every model call goes through Inspect's model-call cache: the task
     answers at temperature 0, so a prompt asked before (by another strategy, an
     ablation, a rerun, a plain ``inspect eval --cache``) within a week is read back
     instead of generated again. The cache key holds the model's identity (for a local
     GGUF file, its content hash) and the whole prompt.
 
-    With ``serve`` the embedded model runs in a server process of its own with that many
+    With ``spec.serve`` the embedded model runs in a server process of its own with that many
     slots (``-M parallel``), for the length of the run, and the tasks reach it as
     ``openai-api/cmi-served/NAME``; the cache then holds the server's address, so it serves
     that one run.
@@ -124,12 +103,12 @@ def run_all(
     ``token_limit``, ``log_level``, ``log_format``, ``display``) pass through to Inspect as
     ``inspect eval`` takes them (``--model-role grader=MODEL`` is the judge).
 
-    With ``time_limit`` a sample that runs longer (in seconds, wall-clock) stops there and
+    With ``spec.time_limit`` a sample that runs longer (in seconds, wall-clock) stops there and
     is scored with what it had: a strategy that hangs holds up its own samples only.
 
     A strategy another package installs runs its rows in a Python process of its own
     (``run_apart``), after the built-in ones, so that it can touch no other row; with
-    ``isolate`` its ``select`` also runs in a sandbox (``strategies.isolation``).
+    ``spec.isolate`` its ``select`` also runs in a sandbox (``strategies.isolation``).
 
     Under Inspect's eval-set capture (``INSPECT_EVAL_SET_CAPTURE``) the built-in rows are
     listed and nothing runs; a worker (``INSPECT_EVAL_SET_SELECTION``) runs the rows its
@@ -137,25 +116,26 @@ def run_all(
     those alone (docs/serving.md).
     """
     check_counts(
-        max_samples=max_samples,
-        max_tasks=max_tasks,
-        timeout=timeout,
-        max_retries=max_retries,
-        max_connections=max_connections,
-        serve=serve,
-        time_limit=time_limit,
-        epochs=epochs,
+        max_samples=spec.max_samples,
+        max_tasks=spec.max_tasks,
+        timeout=spec.timeout,
+        max_retries=spec.max_retries,
+        max_connections=spec.max_connections,
+        serve=spec.serve,
+        time_limit=spec.time_limit,
+        epochs=spec.epochs,
     )
+    strategies, model_args, serve = spec.strategies, spec.model_args, spec.serve
     for name in strategies:  # one line naming the built-in and installed ones if unknown;
         if name not in BUILT_IN and name not in installed_strategies():  # nothing loaded
             strategy_class(name)
-    chosen = model or os.environ.get("INSPECT_EVAL_MODEL") or DEFAULT_MODEL
+    chosen = spec.model or os.environ.get("INSPECT_EVAL_MODEL") or DEFAULT_MODEL
     if serve:  # the run's own arguments are checked before any download or model load
-        served_args = {**(model_args or {}), "parallel": serve}
+        served_args = {**model_args, "parallel": serve}
         check_servable(chosen, served_args)
-    args = task_args or {}
+    args = spec.task_args
     plans: list[tuple[str, dict[str, Any]]] = [(name, {}) for name in strategies]
-    if ablations:
+    if spec.ablations:
         # a label-free protocol runs the ablations that read no label (the oracle does)
         protocol = named_protocol(args.get("protocol", "paper"))
         plans += [
@@ -163,38 +143,41 @@ def run_all(
             for name, a in ABLATIONS.items()
             if name != "full" and protocol.permits(a.refused_under_blind)
         ]
-    if guard:  # after the unguarded rows, whose generations the guarded ones read back
+    if spec.guard:  # after the unguarded rows, whose generations the guarded ones read back
         plans += [(name, {"guard": EvidenceGuard.name}) for name in strategies]
-    if isolate:  # a strategy of another package chooses in a sandbox
+    if spec.isolate:  # a strategy of another package chooses in a sandbox
         plans = [(n, {**p, "isolate": True} if n not in BUILT_IN else p) for n, p in plans]
     ours = [(n, p) for n, p in plans if n in BUILT_IN]
     apart = [(n, p) for n, p in plans if n not in BUILT_IN]
-    check_rows(ours, args, chosen, model_args or {})  # every row's, before any row runs
+    check_rows(ours, args, chosen, model_args)  # every row's, before any row runs
     data = causal_locomo_task(**args)
-    limit = sample_limit("--limit", limit, len(data.dataset))
+    limit = sample_limit("--limit", spec.limit, len(data.dataset))
+    log_dir = spec.log_dir
     folder = writable_dir(log_dir, "logs")
     refuse_other_data(log_dir, str(data.version), (data.metadata or {})["data_sha256"])
-    config: dict[str, Any] = {"max_connections": max_connections} if max_connections else {}
-    settings: dict[str, Any] = dict(
+    config: dict[str, Any] = (
+        {"max_connections": spec.max_connections} if spec.max_connections else {}
+    )
+    settings = RunSettings(
         model=chosen,
-        model_args=model_args or {},
+        model_args=model_args,
         limit=limit,
-        max_samples=max_samples,
-        max_tasks=max_tasks,
-        timeout=timeout,
-        time_limit=time_limit,
-        max_retries=max_retries,
-        cache=cache,
+        max_samples=spec.max_samples,
+        max_tasks=spec.max_tasks,
+        timeout=spec.timeout,
+        time_limit=spec.time_limit,
+        max_retries=spec.max_retries,
+        cache=spec.cache,
         config=config,
-        model_roles=model_roles or None,
-        epochs=epochs,
-        tags=tags or None,
-        inspect_options=inspect_options or {},
+        model_roles=spec.model_roles or None,
+        epochs=spec.epochs,
+        tags=spec.tags or None,
+        inspect_options=spec.inspect_options,
     )
     if apart:  # checked in a process of their own, as they will run: this one loads none
         run_apart(log_dir, apart, args, settings, check=True)
     names = [run_name(name, params, args) for name, params in plans]
-    print(f"cmi-inspect run: {cache_note(cache)}", file=sys.stderr)  # checked: now it runs
+    print(f"cmi-inspect run: {cache_note(spec.cache)}", file=sys.stderr)  # checked: now it runs
     logs: list[EvalLog] = []
     worker = bool(os.environ.get(WORKER, "").strip())
     with nullcontext() if worker else only_run(folder), ExitStack() as stack:
@@ -202,7 +185,10 @@ def run_all(
         if serve:
             chosen, served_settings = stack.enter_context(served(chosen, served_args))
             # the arguments went to the server
-            settings.update(model=chosen, model_args={}, config={**served_settings, **config})
+            config = {**served_settings, **config}
+            settings = settings.model_copy(
+                update={"model": chosen, "model_args": {}, "config": config}
+            )
         if ours:
             logs += run_plans(log_dir, ours, args, settings)
         for plan in apart if not worker else []:  # a selection names built-in rows only

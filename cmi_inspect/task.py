@@ -23,7 +23,7 @@ from cmi_inspect.causal_locomo.built import note_built, own_solver
 from cmi_inspect.causal_locomo.data import TASK_FAMILIES
 from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata, causal_locomo_dataset
 from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION
-from cmi_inspect.causal_locomo.log_tags import run_name, run_tags
+from cmi_inspect.causal_locomo.log_tags import VIEWER, run_name, run_tags
 from cmi_inspect.causal_locomo.prompts import PROMPT_VERSION
 from cmi_inspect.causal_locomo.protocol import named_protocol
 from cmi_inspect.causal_locomo.scorers import SCORINGS, memory_selection, task_score
@@ -142,6 +142,7 @@ def causal_locomo(
         # changed starts new logs instead of resuming ones scored against the old answer key
         version=f"{TASK_VERSION}-{digest[:12]}" + (f"-bank{bank_size}" if bank_size else ""),
         headline_metric="task_score.score",  # the mean task score, as View and the CLI show
+        viewer=VIEWER,
     )
     note_built(built, shown, task_args)  # for a solver named apart (--solver), built next
     return built

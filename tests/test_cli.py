@@ -178,7 +178,7 @@ def test_time_limit_reaches_the_run_and_a_bad_one_is_one_line(tmp_path, capsys, 
     import cmi_inspect.run
 
     seen = {}
-    monkeypatch.setattr(cmi_inspect.run, "run_all", lambda *a, **kw: seen.update(kw) or [])
+    monkeypatch.setattr(cmi_inspect.run, "run_all", lambda spec: seen.update(spec.model_dump()) or [])
     assert main(["run", str(tmp_path / "logs"), "--time-limit", "600"]) == 0
     assert seen["time_limit"] == 600
     monkeypatch.undo()  # the real run refuses it, before any work
@@ -191,7 +191,7 @@ def test_inspects_own_options_pass_through_to_every_run_and_a_bad_one_is_one_lin
     import cmi_inspect.run
 
     seen: dict = {}
-    monkeypatch.setattr(cmi_inspect.run, "run_all", lambda *a, **kw: seen.update(kw) or [])
+    monkeypatch.setattr(cmi_inspect.run, "run_all", lambda spec: seen.update(spec.model_dump()) or [])
     argv = ["run", str(tmp_path / "logs"), "--model-role", "grader=openai/gpt-5", "--epochs", "2", "--tags", "a, b"]
     argv += ["--sample-id", "syn_0000,syn_0002", "--fail-on-error", "3", "--retry-on-error", "0"]
     argv += ["--token-limit", "5000", "--log-level", "info", "--log-format", "json", "--display", "plain"]

@@ -202,9 +202,10 @@ def test_an_installed_external_strategy_runs_is_scored_and_reported_like_a_built
 def test_an_unknown_strategy_names_the_built_in_and_installed_ones():
     from cmi_inspect.errors import UserError
     from cmi_inspect.run import run_all
+    from cmi_inspect.run_spec import RunSpec
 
     with pytest.raises(UserError, match=r"Unknown strategy 'mem9'; built in: cmi, reflection_memory, .*; installed:"):
-        run_all("unused", strategies=["mem9"])
+        run_all(RunSpec(log_dir="unused", strategies=["mem9"]))
 
 
 @pytest.mark.slow  # installs a package (a wheel build) and runs it twice

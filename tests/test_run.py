@@ -16,10 +16,18 @@ import pytest
 from cmi_inspect.errors import UserError
 from cmi_inspect.report.runs import read_runs
 from cmi_inspect.run import run_all, unfinished
+from cmi_inspect.run_spec import RunSpec
 from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.model import CachePolicy
 
 from conftest import SYNTHETIC, installed
+
+
+def run_rows(log_dir: str, strategies: list[str] | None = None, **options: Any) -> list[str]:
+    """``run_all`` on the spec these options make, as ``cmi-inspect run`` builds it."""
+    if strategies:
+        options["strategies"] = strategies
+    return run_all(RunSpec(log_dir=log_dir, **options))
 
 
 @pytest.mark.slow  # three passes of eval_set, with CMI's ablations
@@ -30,7 +38,7 @@ def test_runs_strategies_and_resumes_without_recomputing(tmp_path):
         model="fixed_latency/0",
         task_args={"data_file": str(SYNTHETIC)},
     )
-    assert run_all(str(tmp_path), **args) == []
+    assert run_rows(str(tmp_path), **args) == []
     logs = {info.name: read_eval_log(info.name, header_only=True) for info in list_eval_logs(str(tmp_path))}
     plans = sorted(
         (h.plan.steps[-1].solver.split("/")[-1], h.plan.steps[-1].params.get("ablation", "")) for h in logs.values()
@@ -57,7 +65,7 @@ def test_runs_strategies_and_resumes_without_recomputing(tmp_path):
             ["no_memory (paper)"],
         ]
     )
-    assert run_all(str(tmp_path), **args) == []
+    assert run_rows(str(tmp_path), **args) == []
     assert {info.name for info in list_eval_logs(str(tmp_path))} == set(logs)  # each paired with its log
     assert all(PLAIN.fullmatch(Path(name).name) for name in logs)
 
@@ -74,7 +82,7 @@ def test_inspects_options_reach_the_runs_and_the_cache_is_the_one_inspect_eval_c
     task_args: dict[str, Any] = {"data_file": str(SYNTHETIC)}
     options = {"sample_id": ["syn_0001"], "log_format": "json", "fail_on_error": False}
     run = str(tmp_path / "run")
-    assert run_all(run, ["no_memory"], model="fixed_latency/0", task_args=task_args, inspect_options=options) == []
+    assert run_rows(run, ["no_memory"], model="fixed_latency/0", task_args=task_args, inspect_options=options) == []
     assert "answers there now" in capsys.readouterr().err  # what the cache holds, said
     [info] = list_eval_logs(run)
     log = read_eval_log(info.name)
@@ -95,7 +103,7 @@ def test_inspects_options_reach_the_runs_and_the_cache_is_the_one_inspect_eval_c
 
 def test_log_files_are_named_plainly_while_view_shows_each_runs_label(tmp_path):
     args: dict[str, Any] = dict(model="fixed_latency/0", task_args={"data_file": str(SYNTHETIC), "protocol": "blind"})
-    assert run_all(str(tmp_path), strategies=["no_memory"], guard=True, **args) == []
+    assert run_rows(str(tmp_path), strategies=["no_memory"], guard=True, **args) == []
     infos = list_eval_logs(str(tmp_path))
     headers = {Path(i.name).name: read_eval_log(i.name, header_only=True).eval for i in infos}
     assert sorted(h.task_display_name or "" for h in headers.values()) == [
@@ -117,7 +125,7 @@ def test_eval_retry_continues_a_failed_run_through_a_link_to_its_log(tmp_path, m
     stack = contextlib.ExitStack()
     install("hostile:Exit")  # every sample fails
     args: dict[str, Any] = dict(model="fixed_latency/0", task_args={"data_file": str(SYNTHETIC)})
-    assert run_all(str(tmp_path / "logs"), strategies=["mine"], **args) != []
+    assert run_rows(str(tmp_path / "logs"), strategies=["mine"], **args) != []
     [failed] = (tmp_path / "logs").glob("*.eval")
     assert read_eval_log(str(failed), header_only=True).status == "error"
     (tmp_path / "picked").mkdir()
@@ -139,7 +147,7 @@ def test_ablations_under_blind_leave_out_the_oracle(tmp_path):
         model="fixed_latency/0",
         task_args={"data_file": str(SYNTHETIC), "protocol": "blind"},
     )
-    assert run_all(str(tmp_path), **args) == []
+    assert run_rows(str(tmp_path), **args) == []
     logs = [read_eval_log(info.name, header_only=True) for info in list_eval_logs(str(tmp_path))]
     ablations = sorted(h.plan.steps[-1].params.get("ablation", "full") for h in logs)
     assert ablations == ["full", "learned_non_causal", "no_perturb", "non_causal", "stability_only", "utility_only"]
@@ -148,20 +156,20 @@ def test_ablations_under_blind_leave_out_the_oracle(tmp_path):
 
 def test_unknown_strategy(tmp_path):
     with pytest.raises(UserError, match="Unknown strategy .rag.; built in: cmi"):
-        run_all(str(tmp_path), strategies=["rag"])
+        run_rows(str(tmp_path), strategies=["rag"])
 
 
 @pytest.mark.slow  # eight runs of eval_set
 def test_ablations_after_a_run_read_the_model_call_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
     args: dict[str, Any] = dict(model="fixed_latency/0", task_args={"data_file": str(SYNTHETIC)})
-    assert run_all(str(tmp_path / "plain"), strategies=["cmi"], **args) == []
-    assert run_all(str(tmp_path / "ablations"), strategies=["cmi"], ablations=True, **args) == []
+    assert run_rows(str(tmp_path / "plain"), strategies=["cmi"], **args) == []
+    assert run_rows(str(tmp_path / "ablations"), strategies=["cmi"], ablations=True, **args) == []
     runs, _ = read_runs(str(tmp_path / "ablations"))
     hits = {r.strategy: (r.cache_hits, r.calls) for r in runs}
     assert hits["cmi"][0] == hits["cmi"][1] > 0  # every call of the rerun comes from the cache
     assert hits["cmi[no_perturb]"][0] == hits["cmi[no_perturb]"][1]  # its prompts are a subset of CMI's
-    assert run_all(str(tmp_path / "uncached"), strategies=["cmi"], cache=False, **args) == []
+    assert run_rows(str(tmp_path / "uncached"), strategies=["cmi"], cache=False, **args) == []
     assert read_runs(str(tmp_path / "uncached"))[0][0].cache_hits == 0
 
 
@@ -243,7 +251,7 @@ def test_ctrl_c_ends_an_embedded_model_run_within_seconds_keeping_finished_sampl
 def test_a_run_is_described_by_its_newest_log_in_the_folder(tmp_path):
     names = ["causal_locomo: vector_memory (paper)", "causal_locomo: graph_memory (paper)"]
     assert (
-        run_all(
+        run_rows(
             str(tmp_path),
             strategies=["vector_memory"],
             model="fixed_latency/0",
@@ -263,13 +271,13 @@ def test_a_rerun_on_edited_data_stops_with_one_line_instead_of_mixing_answer_key
         strategies=["vector_memory"], model="fixed_latency/0", task_args={"data_file": str(data)}
     )
     logs = tmp_path / "logs"
-    assert run_all(str(logs), **args) == []
+    assert run_rows(str(logs), **args) == []
     [before] = list_eval_logs(str(logs))
     data.write_text(data.read_text(encoding="utf-8").replace("3 March 2022", "4 April 2024"), encoding="utf-8")
     with pytest.raises(UserError, match=r"holds runs of data with sha256 \w{12}\.\.\., not the \w{12}\.\.\. given now"):
-        run_all(str(logs), **args)
+        run_rows(str(logs), **args)
     assert [i.name for i in list_eval_logs(str(logs))] == [before.name]  # nothing ran, nothing lost
-    assert run_all(str(tmp_path / "fresh"), **args) == []
+    assert run_rows(str(tmp_path / "fresh"), **args) == []
     [after] = list_eval_logs(str(tmp_path / "fresh"))
     old, new = (read_eval_log(i.name, header_only=True).eval for i in (before, after))
     assert (old.metadata or {})["data_sha256"] != (new.metadata or {})["data_sha256"]
@@ -281,9 +289,9 @@ def test_serve_refuses_a_model_it_cannot_serve_and_bad_arguments_in_one_line(tmp
     # complaint about the arguments, not about the data
     monkeypatch.setenv("CMI_DATA_DIR", str(tmp_path / "no-data"))
     with pytest.raises(UserError, match="--serve serves the embedded engine .* not openai/gpt-5"):
-        run_all(str(tmp_path), strategies=["no_memory"], model="openai/gpt-5", serve=2)
+        run_rows(str(tmp_path), strategies=["no_memory"], model="openai/gpt-5", serve=2)
     with pytest.raises(UserError, match="Unknown arguments for the gguf provider: .'n_gpu'."):
-        run_all(str(tmp_path), strategies=["no_memory"], model_args={"n_gpu": 1}, serve=2)
+        run_rows(str(tmp_path), strategies=["no_memory"], model_args={"n_gpu": 1}, serve=2)
 
 
 def replies(log_dir: Path) -> dict[str, list[str]]:
@@ -299,9 +307,9 @@ def test_a_served_run_answers_as_the_in_process_engine(tmp_path):
     args: dict[str, Any] = dict(
         strategies=["vector_memory"], limit=3, cache=False, task_args={"data_file": str(SYNTHETIC)}
     )
-    assert run_all(str(tmp_path / "in-process"), **args) == []
+    assert run_rows(str(tmp_path / "in-process"), **args) == []
     # one slot: batched rows may change a completion (compare_completions.py counts them)
-    assert run_all(str(tmp_path / "served"), serve=1, **args) == []
+    assert run_rows(str(tmp_path / "served"), serve=1, **args) == []
     [info] = list_eval_logs(str(tmp_path / "served"))
     assert read_eval_log(info.name, header_only=True).eval.model == "openai-api/cmi-served/smollm2"
     served = replies(tmp_path / "served")
@@ -346,16 +354,16 @@ def test_a_limit_is_checked_against_the_data_and_its_range_form_runs_those_sampl
     )
     for limit, message in ((-1, "got '-1'"), (0, "got '0'"), ((3, 9), "--limit 4-9 selects nothing: there are only 3")):
         with pytest.raises(UserError, match=message):
-            run_all(str(tmp_path / "refused"), limit=limit, **args)
+            run_rows(str(tmp_path / "refused"), limit=limit, **args)
     assert not (tmp_path / "refused").exists()
-    assert run_all(str(tmp_path / "logs"), limit=(1, 3), **args) == []
+    assert run_rows(str(tmp_path / "logs"), limit=(1, 3), **args) == []
     [info] = list_eval_logs(str(tmp_path / "logs"))
     assert [s.id for s in read_eval_log(info.name).samples or []] == ["syn_0001", "syn_0002"]
 
 
 @pytest.mark.slow  # waits out a time limit
 def test_a_hanging_strategy_stops_at_the_time_limit_and_the_run_goes_on(tmp_path, hostile):
-    left = run_all(
+    left = run_rows(
         str(tmp_path),
         strategies=["hang", "no_memory"],
         model="fixed_latency/0",
@@ -377,7 +385,7 @@ def test_a_run_leaves_no_cache_policy_behind_for_later_model_calls(tmp_path):
     from conftest import mock_model
 
     assert (
-        run_all(
+        run_rows(
             str(tmp_path), strategies=["no_memory"], model="fixed_latency/0", task_args={"data_file": str(SYNTHETIC)}
         )
         == []
@@ -392,9 +400,9 @@ def test_a_plugin_that_patches_the_scorers_bends_no_other_row_and_its_own_does_n
     from cmi_inspect.report import build_report
 
     args: dict[str, Any] = dict(model="fixed_latency/0", task_args={"data_file": str(SYNTHETIC), "protocol": "blind"})
-    assert run_all(str(tmp_path / "honest"), strategies=["no_memory", "first_memory"], **args) == []
+    assert run_rows(str(tmp_path / "honest"), strategies=["no_memory", "first_memory"], **args) == []
     both = ["patch_scorers", "first_memory", "no_memory"]
-    assert run_all(str(tmp_path / "sabotaged"), strategies=both, **args) == []
+    assert run_rows(str(tmp_path / "sabotaged"), strategies=both, **args) == []
     honest, _ = read_runs(str(tmp_path / "honest"))
     sabotaged, _ = read_runs(str(tmp_path / "sabotaged"))
     before = {r.strategy: {k: m.mean for k, m in r.metrics.items()} for r in honest}
@@ -419,8 +427,8 @@ def test_run_isolate_sandboxes_installed_strategies_so_the_key_on_disk_is_out_of
         pytest.skip("neither bubblewrap nor unshare runs here: isolation cannot be shown")
     monkeypatch.setenv("HOSTILE_DATA_FILES", str(SYNTHETIC))
     args: dict[str, Any] = dict(model="fixed_latency/0", task_args={"data_file": str(SYNTHETIC), "protocol": "blind"})
-    assert run_all(str(tmp_path / "plain"), strategies=["read_the_key"], **args) == []
-    assert run_all(str(tmp_path / "isolated"), strategies=["read_the_key", "no_memory"], isolate=True, **args) == []
+    assert run_rows(str(tmp_path / "plain"), strategies=["read_the_key"], **args) == []
+    assert run_rows(str(tmp_path / "isolated"), strategies=["read_the_key", "no_memory"], isolate=True, **args) == []
     plain = {r.strategy: r for r in read_runs(str(tmp_path / "plain"))[0]}
     isolated = {r.strategy: r for r in read_runs(str(tmp_path / "isolated"))[0]}
     assert plain["read_the_key"].metrics["useful_f1"].mean == 1.0  # the key read from disk

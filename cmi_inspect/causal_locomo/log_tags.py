@@ -7,7 +7,8 @@ strategy, the solver arguments set, its protocol and the dataset when it is not 
 (``causal_locomo: cmi[no_perturb] (blind, xl)``, ``run_name``) and tagged with the same
 label (``cmi[no_perturb] (blind, xl)``, ``run_tags``), both set when the task is made; a run of
 ``--solver NAME`` is tagged so by its solver, built next (``built``). No log header is
-rewritten afterwards. The report names a row by its plan (``strategy_label``).
+rewritten afterwards. The report names a row by its plan (``strategy_label``). A run's own
+page lists its samples with the columns ``VIEWER`` names.
 """
 
 from __future__ import annotations
@@ -15,8 +16,42 @@ from __future__ import annotations
 from typing import Any
 
 from inspect_ai.log import EvalPlan, EvalSpec
+from inspect_ai.viewer import SampleScoreView, TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
 TASK_NAME = "causal_locomo"
+
+VIEWER = ViewerConfig(
+    task_samples_view=TaskSamplesView(
+        name="answers and selections",
+        columns=[
+            *(TaskSamplesColumn(id=c) for c in ("sampleStatus", "sampleId", "input", "target")),
+            TaskSamplesColumn(id="answer"),
+            TaskSamplesColumn.score("task_score", "score"),
+            TaskSamplesColumn.score("task_score", "success"),
+            *(
+                TaskSamplesColumn.score("memory_selection", key)
+                for key in ("useful_f1", "poison_adoption", "n_selected")
+            ),
+            *(TaskSamplesColumn(id=c) for c in ("tokens", "duration", "error")),
+            # the other figures, a click away under View's Columns menu
+            *(
+                TaskSamplesColumn.score("task_score", key, visible=False)
+                for key in ("deterministic", "judge", "judge_error", "hedged", "negated")
+            ),
+            *(
+                TaskSamplesColumn.score("memory_selection", key, visible=False)
+                for key in ("recall", "precision", "bad_rejection", "f1_at_1", "f1_at_3")
+            ),
+        ],
+    ),
+    sample_score_view=SampleScoreView(default="grid"),
+)
+"""How View lays out a run (``Task(viewer=)``): its sample list shows the question, the
+expected answers (the target), the answer, the task score, success and the selection's
+headline figures, the others hidden; a sample's scores come as a grid. ``ViewerConfig`` has
+no place for a table of one's own, so the per-memory decision table stays in
+``memory_selection``'s explanation, which View renders as Markdown on each sample's Scoring
+tab."""
 
 
 GUARDED = " + guard"

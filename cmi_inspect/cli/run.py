@@ -217,15 +217,16 @@ def run(args: argparse.Namespace) -> int:
     from dotenv import load_dotenv
 
     from cmi_inspect.run import run_all
+    from cmi_inspect.run_spec import RunSpec
     from cmi_inspect.strategies import STRATEGIES
 
     load_dotenv(Path.cwd() / ".env")  # the default model, as the inspect CLI reads it
     if args.plan is not None:
         left = planned(args)
     else:
-        left = run_all(
-            args.log_dir,
-            strategies=args.strategies.split(",") if args.strategies else tuple(STRATEGIES),
+        spec = RunSpec(
+            log_dir=args.log_dir,
+            strategies=args.strategies.split(",") if args.strategies else list(STRATEGIES),
             ablations=args.ablations,
             guard=args.guard,
             model=args.model,
@@ -246,6 +247,7 @@ def run(args: argparse.Namespace) -> int:
             time_limit=args.time_limit,
             inspect_options=inspect_options(args),
         )
+        left = run_all(spec)
     if left:
         print(
             f"cmi-inspect run: {len(left)} run(s) did not finish: {'; '.join(left)}. "

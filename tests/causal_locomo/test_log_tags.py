@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from cmi_inspect.causal_locomo.log_tags import run_name, solver_label, strategy_of
+from cmi_inspect.causal_locomo.log_tags import VIEWER, run_name, solver_label, strategy_of
 
 
 @pytest.mark.parametrize(
@@ -68,3 +68,13 @@ def test_a_task_given_its_strategy_is_displayed_and_tagged_after_it_and_its_log_
     assert (log.eval.task.split("/")[-1], log.eval.task_display_name) == ("causal_locomo", task.display_name)
     assert log.eval.tags == ["vector_memory[embedder=hashing] (blind)"]
     assert "_causal-locomo_" in os.path.basename(log.location) and " " not in os.path.basename(log.location)
+    # View's sample list: the target, the task score and the selection's figures, each a column the log has
+    assert log.eval.viewer == VIEWER and log.samples
+    columns = [c.id for c in VIEWER.task_samples_view.columns or []]  # type: ignore[union-attr]
+    scored = {
+        f"score__{scorer}__{key}"
+        for s in log.samples
+        for scorer, score in (s.scores or {}).items()
+        for key in dict(score.value)  # type: ignore[arg-type]
+    }
+    assert "target" in columns and set(c for c in columns if c.startswith("score__")) <= scored

@@ -18,6 +18,7 @@ from cmi_inspect.causal_locomo.selection import MemorySelection
 from cmi_inspect.causal_locomo.view import Memory
 from cmi_inspect.errors import UserError
 from cmi_inspect.run import run_all
+from cmi_inspect.run_spec import RunSpec
 from cmi_inspect.strategies import BASELINES, BUILT_IN, STRATEGIES, strategy_class, strategy_names
 from cmi_inspect.strategies.arguments import strategy_arguments
 from cmi_inspect.strategies.base import MemoryTask, Selection
@@ -186,7 +187,7 @@ def test_bad_arguments_are_one_line():
 def test_they_are_built_in_and_run_when_named_not_by_default():
     assert list(BASELINES) == ["context_cite", "leave_one_in"] and not set(BASELINES) & set(STRATEGIES)
     assert BUILT_IN == {**STRATEGIES, **BASELINES} and strategy_names()[: len(BUILT_IN)] == list(BUILT_IN)
-    assert inspect.signature(run_all).parameters["strategies"].default == tuple(STRATEGIES)
+    assert RunSpec(log_dir="logs").strategies == list(STRATEGIES)  # cmi-inspect run's default rows
     for name, strategy in BASELINES.items():
         assert strategy_class(name) is strategy and strategy.name == name
         assert BASELINE_SOLVERS[name].__name__ == name and name not in STRATEGY_SOLVERS
@@ -237,11 +238,13 @@ def test_cmi_inspect_run_runs_them_by_name_in_process(tmp_path, monkeypatch):
 
     monkeypatch.setattr(cmi_inspect.run, "run_apart", apart)
     left = run_all(
-        str(tmp_path),
-        strategies=["context_cite", "leave_one_in"],
-        model="forced_script/0",
-        task_args={"data_file": str(SYNTHETIC), "protocol": "blind"},
-        limit=2,
+        RunSpec(
+            log_dir=str(tmp_path),
+            strategies=["context_cite", "leave_one_in"],
+            model="forced_script/0",
+            task_args={"data_file": str(SYNTHETIC), "protocol": "blind"},
+            limit=2,
+        )
     )
     assert left == []
     logs = [read_eval_log(info.name, header_only=True) for info in list_eval_logs(str(tmp_path))]
@@ -252,10 +255,12 @@ def test_cmi_inspect_run_runs_them_by_name_in_process(tmp_path, monkeypatch):
     assert all(h.status == "success" for h in logs)
     with pytest.raises(UserError, match=REFUSAL.format("context_cite").replace("mockllm/model", "fixed_latency/0")):
         run_all(
-            str(tmp_path / "refused"),
-            strategies=["context_cite"],
-            model="fixed_latency/0",
-            task_args={"data_file": str(SYNTHETIC)},
+            RunSpec(
+                log_dir=str(tmp_path / "refused"),
+                strategies=["context_cite"],
+                model="fixed_latency/0",
+                task_args={"data_file": str(SYNTHETIC)},
+            )
         )
     assert not (tmp_path / "refused").exists()
 

@@ -203,6 +203,12 @@ def view_of(meta: CausalLocomoMetadata) -> SampleView:
     )
 
 
+def shown_texts(meta: CausalLocomoMetadata) -> dict[str, str]:
+    """Each memory's text by the key its protocol's view shows it under: what exposure is
+    read against (``selection.examine``)."""
+    return {m.key: m.content for m in view_of(meta).memories}
+
+
 def record_to_sample(
     record: ExampleRecord,
     protocol: ProtocolName,

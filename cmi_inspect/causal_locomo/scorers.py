@@ -29,7 +29,7 @@ from inspect_ai.solver import TaskState
 
 from cmi_inspect.causal_locomo.answer_rules import answer_rule
 from cmi_inspect.causal_locomo.data import ScoringCriteria
-from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata, view_of
+from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata, shown_texts
 from cmi_inspect.causal_locomo.hedge import Hedge, hedge
 from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION, Verdict, answers, judge_answer
 from cmi_inspect.causal_locomo.measures import (
@@ -62,7 +62,7 @@ def exposure(state: TaskState, meta: CausalLocomoMetadata) -> Exposure:
     """The sample's declared and exposed picks, once its selection and answer are checked
     (``selection.examine``: a sample whose record or answer fails is not scored)."""
     record = state.store_as(MemorySelection)
-    shown = {m.key: m.content for m in view_of(meta).memories}
+    shown = shown_texts(meta)
     return examine(record, transcript().events, state.output.completion, shown, state.input_text)
 
 

@@ -31,7 +31,7 @@ from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 from inspect_ai.model import ChatMessage, Model, ModelOutput, get_model
 
 from cmi_inspect.causal_locomo.data import sha256_of
-from cmi_inspect.causal_locomo.dataset import data_file_record, view_of
+from cmi_inspect.causal_locomo.dataset import data_file_record, shown_texts
 from cmi_inspect.causal_locomo.exposure import call_text
 from cmi_inspect.causal_locomo.measures import f1_at_k, selection_metrics
 from cmi_inspect.causal_locomo.scorers import answer_score
@@ -104,7 +104,7 @@ async def rescore(
     record = sample.store_as(MemorySelection)
     answer = sample.output.completion
     request = str(sample.input)
-    shown = {m.key: m.content for m in view_of(meta).memories}
+    shown = shown_texts(meta)
     seen = examine(record, sample.events, answer, shown, request)
     scored = await answer_score(
         answer,

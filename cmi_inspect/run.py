@@ -159,20 +159,9 @@ def run_all(spec: RunSpec) -> list[str]:
         {"max_connections": spec.max_connections} if spec.max_connections else {}
     )
     settings = RunSettings(
+        **{**spec.row_options(), "limit": limit},
         model=chosen,
-        model_args=model_args,
-        limit=limit,
-        max_samples=spec.max_samples,
-        max_tasks=spec.max_tasks,
-        timeout=spec.timeout,
-        time_limit=spec.time_limit,
-        max_retries=spec.max_retries,
-        cache=spec.cache,
         config=config,
-        model_roles=spec.model_roles or None,
-        epochs=spec.epochs,
-        tags=spec.tags or None,
-        inspect_options=spec.inspect_options,
     )
     if apart:  # checked in a process of their own, as they will run: this one loads none
         run_apart(log_dir, apart, args, settings, check=True)

@@ -17,12 +17,11 @@ from cmi_inspect.errors import SampleLimit
 from cmi_inspect.strategies import STRATEGIES
 
 
-class RunSettings(BaseModel):
-    """How every row of a run runs: its model, limits and Inspect's options."""
+class RowOptions(BaseModel):
+    """The options every row of a run shares, as ``eval_set`` takes them."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    model: str
     model_args: dict[str, Any] = Field(default_factory=dict)
     limit: SampleLimit | None = None
     max_samples: int | None = None
@@ -31,8 +30,6 @@ class RunSettings(BaseModel):
     time_limit: int | None = None
     max_retries: int | None = None
     cache: bool = True
-    config: dict[str, Any] = Field(default_factory=dict)
-    """Generate config for ``eval_set`` (``max_connections``, a served model's settings)."""
     model_roles: dict[str, str] | None = None
     epochs: int | None = None
     tags: list[str] | None = None
@@ -40,11 +37,17 @@ class RunSettings(BaseModel):
     """Any other of ``eval_set``'s arguments by name, as ``inspect eval`` takes them."""
 
 
-class RunSpec(BaseModel):
-    """The rows of a ``cmi-inspect run``: strategies (with CMI's ablations and guarded
-    copies), their task arguments, and the settings every row shares (``run.run_all``)."""
+class RunSettings(RowOptions):
+    """How every row of a run runs: the model chosen, and the generate config."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model: str
+    config: dict[str, Any] = Field(default_factory=dict)
+    """Generate config for ``eval_set`` (``max_connections``, a served model's settings)."""
+
+
+class RunSpec(RowOptions):
+    """The rows of a ``cmi-inspect run``: strategies (with CMI's ablations and guarded
+    copies), their task arguments, and the options every row shares (``run.run_all``)."""
 
     log_dir: str
     strategies: list[str] = Field(default_factory=lambda: list(STRATEGIES))
@@ -55,20 +58,13 @@ class RunSpec(BaseModel):
     """Serve the embedded model in a process of its own with this many slots."""
     model: str | None = None
     """None: ``INSPECT_EVAL_MODEL``, else the embedded model."""
-    model_args: dict[str, Any] = Field(default_factory=dict)
     task_args: dict[str, Any] = Field(default_factory=dict)
-    limit: SampleLimit | None = None
-    max_samples: int | None = None
-    max_tasks: int = 1
-    timeout: int | None = None
-    time_limit: int | None = None
-    max_retries: int | None = None
     max_connections: int | None = None
-    cache: bool = True
-    model_roles: dict[str, str] | None = None
-    epochs: int | None = None
-    tags: list[str] | None = None
-    inspect_options: dict[str, Any] = Field(default_factory=dict)
+
+    def row_options(self) -> dict[str, Any]:
+        """Its ``RowOptions`` by name, an empty ``model_roles`` or ``tags`` as Inspect's None."""
+        options = {name: getattr(self, name) for name in RowOptions.model_fields}
+        return options | {"model_roles": self.model_roles or None, "tags": self.tags or None}
 
 
 class RowsSpec(BaseModel):

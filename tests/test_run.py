@@ -303,6 +303,7 @@ def replies(log_dir: Path) -> dict[str, list[str]]:
 
 
 @pytest.mark.slow  # the embedded model, in process and then served (about 40 s)
+@pytest.mark.heavy  # minutes on two cores: -m 'not heavy' leaves it out
 def test_a_served_run_answers_as_the_in_process_engine(tmp_path):
     args: dict[str, Any] = dict(
         strategies=["vector_memory"], limit=3, cache=False, task_args={"data_file": str(SYNTHETIC)}

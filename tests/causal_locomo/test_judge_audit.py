@@ -99,6 +99,7 @@ def run_audit(tmp_path, roles=None):
 
 
 @pytest.mark.slow  # the audit's whole item set through an Inspect run
+@pytest.mark.heavy  # minutes on two cores: -m 'not heavy' leaves it out
 def test_the_alias_judge_accepts_the_right_answers_and_no_specific_wrong_one(tmp_path):
     result = audit_result(run_audit(tmp_path))
     assert result["n"] == 3 and str(result["judge"]).startswith("alias-match")

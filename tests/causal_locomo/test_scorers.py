@@ -38,6 +38,7 @@ def selection_means(log: EvalLog) -> dict[str, float]:
 
 
 @pytest.mark.slow  # two strategies on the whole release
+@pytest.mark.heavy  # minutes on two cores: -m 'not heavy' leaves it out
 def test_whole_bank_and_empty_bookkeeping_on_the_release(tmp_path):
     whole = selection_means(run(full_history(), tmp_path=tmp_path))
     assert (whole["useful_f1"], whole["bad_rejection"], whole["poison_adoption"], whole["n_selected"]) == (

@@ -65,6 +65,7 @@ def test_evidence_reads_only_the_request_and_the_sessions(records):
 
 
 @pytest.mark.slow  # the whole release scored in subprocesses
+@pytest.mark.heavy  # minutes on two cores: -m 'not heavy' leaves it out
 def test_support_is_the_same_bit_for_bit_whatever_the_hash_seed(release_file):
     import subprocess
     import sys

@@ -115,9 +115,13 @@ def test_label_reading_choices_are_refused_only_where_labels_are_hidden():
     with pytest.raises(UserError, match="blind protocol hides"):
         Choices.of(CMIConfig(risk_filter="label"), "blind").refuse_label_reading()
     oracle = CMIConfig(ablation="oracle", risk_filter="none", intervention="evidence")
-    check_before_run(oracle, PROTOCOLS["blind"])  # the ablation is each sample's to refuse
-    with pytest.raises(UserError, match="selects by label"):
-        Choices.of(oracle, "blind").refuse_label_reading()
+    check_before_run(oracle, PROTOCOLS["paper"])
+    for refuse in (
+        lambda: check_before_run(oracle, PROTOCOLS["blind"]),
+        Choices.of(oracle, "blind").refuse_label_reading,
+    ):
+        with pytest.raises(UserError, match="selects by label"):  # before the run, and in each sample
+            refuse()
     with pytest.raises(UserError, match="blind protocol hides"):
         check_before_run(CMIConfig(risk_filter="label"), PROTOCOLS["blind"])
 

@@ -115,16 +115,7 @@ def run_all(spec: RunSpec) -> list[str]:
     selection names into the shared folder, without the folder's lock, and answers for
     those alone (docs/serving.md).
     """
-    check_counts(
-        max_samples=spec.max_samples,
-        max_tasks=spec.max_tasks,
-        timeout=spec.timeout,
-        max_retries=spec.max_retries,
-        max_connections=spec.max_connections,
-        serve=spec.serve,
-        time_limit=spec.time_limit,
-        epochs=spec.epochs,
-    )
+    check_counts(spec)
     strategies, model_args, serve = spec.strategies, spec.model_args, spec.serve
     for name in strategies:  # one line naming the built-in and installed ones if unknown;
         if name not in BUILT_IN and name not in installed_strategies():  # nothing loaded
@@ -187,14 +178,18 @@ def run_all(spec: RunSpec) -> list[str]:
     return unfinished(names, logs, log_dir)
 
 
+COUNTS = ("max_samples", "max_tasks", "timeout", "max_retries", "max_connections", "serve",
+          "time_limit", "epochs")  # fmt: skip
+"""The counts of a ``RunSpec``, each checked before anything runs."""
 LEAST = {"max_retries": 0}
-"""The counts ``run_all`` takes that may be 0; every other one is at least 1."""
+"""The counts that may be 0; every other one is at least 1."""
 
 
-def check_counts(**counts: int | None) -> None:
+def check_counts(spec: RunSpec) -> None:
     """One line naming the option (``--max-samples``) of a count below its least value;
     None leaves Inspect's default."""
-    for name, value in counts.items():
+    for name in COUNTS:
+        value = getattr(spec, name)
         if value is not None:
             positive_int("--" + name.replace("_", "-"), value, LEAST.get(name, 1))
 

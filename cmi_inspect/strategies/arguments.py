@@ -6,14 +6,17 @@ constructor's keyword parameters (``__init__(self, top_k: int = 3)``), so that a
 system of someone else's needs nothing more than a typed constructor. From that one
 declaration come the check of what ``-S`` hands over (an unknown name or a value of the
 wrong type is one line naming the strategy and every argument it takes, before the run
-starts) and the values the strategy is built with; a built-in strategy's strategy solver
-(``strategies.solvers``) declares the same arguments, which a test keeps in step.
+starts), the values the strategy is built with, and the signature and docstring of a
+built-in strategy's strategy solver (``strategies.solvers``). Each argument's
+documentation is where it is declared: a field's docstring in a pydantic ``Args``, else the
+``Args:`` section of the record's or the strategy's docstring.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import inspect
+import re
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -38,6 +41,8 @@ class StrategyArguments:
     """Keyword parameters, each with its type (``Parameter.empty``: any) and default."""
     open: bool
     """It also takes any other name (its constructor has ``**kwargs``): those go unchecked."""
+    docs: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """Each documented argument's text, on one line."""
     model: type[BaseModel] = field(init=False, repr=False, compare=False)
     """Parses the declared arguments, in pydantic's lax mode: ``-S k=4`` and ``-S
     tau_u=1e-3`` arrive as numbers or as text, as Inspect's YAML reads them."""
@@ -115,13 +120,16 @@ def strategy_arguments(cls: type[MemoryStrategy]) -> StrategyArguments:
         hints = _hints(cls.Args)
         fields = cls.Args.model_fields.items()
         named = [(name, _model_default(f)) for name, f in fields]
+        docs = {name: " ".join(f.description.split()) for name, f in fields if f.description}
         opened = False
     elif cls.Args is not None:
         hints = _hints(cls.Args)
         declared_fields = [f for f in dataclasses.fields(cls.Args) if f.init]
         named = [(f.name, _default(f)) for f in declared_fields]
+        docs = documented(cls.Args.__doc__)
         opened = False
     else:
+        docs = documented(cls.__doc__)
         hints = _hints(cls.__init__)
         declared = inspect.signature(cls).parameters.values()
         keywords = (Parameter.POSITIONAL_OR_KEYWORD, Parameter.KEYWORD_ONLY)
@@ -136,7 +144,24 @@ def strategy_arguments(cls: type[MemoryStrategy]) -> StrategyArguments:
         )
         for name, default in named
     )
-    return StrategyArguments(cls.name, parameters, open=opened)
+    return StrategyArguments(cls.name, parameters, open=opened, docs=docs)
+
+
+def documented(docstring: str | None) -> dict[str, str]:
+    """The ``Args:`` section of a Google-style docstring: each name's text, on one line."""
+    docs: dict[str, str] = {}
+    lines = inspect.cleandoc(docstring or "").splitlines()
+    start = next((i + 1 for i, line in enumerate(lines) if line.strip() == "Args:"), len(lines))
+    name = ""
+    for line in lines[start:]:
+        if line.strip() and not line.startswith(" "):
+            break  # the section's end: a line back at the docstring's margin
+        entry = re.fullmatch(r" {4}(\*{0,2}\w+): (.*)", line)
+        if entry:
+            name, docs[entry[1]] = entry[1], entry[2]
+        elif line.strip() and name:
+            docs[name] += " " + line.strip()
+    return docs
 
 
 def _default(f: dataclasses.Field[Any]) -> Any:

@@ -112,10 +112,10 @@ class MemoryStrategy(ABC):
     """A memory system: picks memories for a request and writes the prompt.
 
     Its ``-S`` arguments are its constructor's keyword parameters unless it declares them
-    as one record (``Args``), and ``strategies.arguments`` checks them before the run. A
-    built-in one's strategy solver (``strategies.solvers``) declares and documents them; an
-    installed one runs through ``memory_strategy``, its docstring documenting them
-    (``Args:``).
+    as one record (``Args``), and ``strategies.arguments`` checks them before the run. Its
+    docstring's ``Args:`` section documents them (a pydantic ``Args``: its fields'
+    docstrings); a built-in one's strategy solver takes its signature and docstring from
+    both (``strategies.solvers``), an installed one runs through ``memory_strategy``.
     """
 
     name: ClassVar[str]

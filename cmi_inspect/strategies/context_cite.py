@@ -53,10 +53,24 @@ def ablation_masks(n: int, ablations: int, rng: random.Random) -> list[Mask]:
 
 
 class ContextCite(AttributionMemory):
-    """ContextCite's attributions over CMI's candidates, the positive ones above a threshold
-    kept.
+    """ContextCite over CMI's candidates: keep those the answer is attributed to.
 
-    Its ``-S`` arguments are those of its strategy solver, ``strategies.solvers.context_cite``.
+    The answer given with every candidate is scored, by forced decoding, in contexts that
+    ablate random subsets of them; a LASSO of its log-probability on the inclusion mask
+    gives each candidate's attribution. Needs forced decoding (``gguf/`` models) and the
+    ``fit`` extra. ``ablations``, ``threshold`` and ``alpha`` are not tuned: choose them
+    on development data (XL's dev split).
+
+    Args:
+        k: Candidates proposed, by CMI's proposal (its retriever and weights).
+        ablations: Ablated contexts the surrogate is fitted on, each candidate kept with
+            probability 1/2; with no more than that many subsets (2^k), every subset once.
+        threshold: Kept: a candidate whose attribution (nats of the answer's
+            log-probability) is above it; at least 0. Or a file of thresholds cross-fitted
+            by conversation (``cmi-inspect fit-threshold``): each sample's fold's.
+        alpha: The LASSO's penalty (scikit-learn's ``Lasso``), positive.
+        embedder: The proposal's embedder (``e5``, ``hashing`` or ``openai``); default:
+            CMI's under the protocol (``hashing`` under paper, ``e5`` under blind).
     """
 
     name = "context_cite"

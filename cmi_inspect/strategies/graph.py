@@ -44,7 +44,8 @@ def graph_score(request: str, memory: Memory) -> float:
 class GraphMemory(MemoryStrategy):
     """Answer from the top-k memories of the memory / scope / concept graph.
 
-    Its ``-S`` arguments are those of its strategy solver, ``strategies.solvers.graph_memory``.
+    Args:
+        top_k: Memories to select.
     """
 
     name = "graph_memory"

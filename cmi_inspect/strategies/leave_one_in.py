@@ -30,10 +30,19 @@ class LeaveOneInDetails(AttributionDetails):
 
 
 class LeaveOneIn(AttributionMemory):
-    """Each of CMI's candidates alone against no memory, those that raise the full-context
-    answer's log-probability by more than a threshold kept.
+    """eRAG's leave-one-in utility over CMI's candidates: keep those that help alone.
 
-    Its ``-S`` arguments are those of its strategy solver, ``strategies.solvers.leave_one_in``.
+    Each candidate's utility is the log-probability, by forced decoding, of the answer given
+    with every candidate, with that candidate alone in the context over with no memory.
+    Needs forced decoding (``gguf/`` models). ``threshold`` is not tuned: choose it on
+    development data (XL's dev split).
+
+    Args:
+        k: Candidates proposed, by CMI's proposal (its retriever and weights).
+        threshold: Kept: a candidate whose utility (nats) is above it; at least 0. Or a
+            file of thresholds cross-fitted by conversation (``cmi-inspect fit-threshold``).
+        embedder: The proposal's embedder (``e5``, ``hashing`` or ``openai``); default:
+            CMI's under the protocol (``hashing`` under paper, ``e5`` under blind).
     """
 
     name = "leave_one_in"

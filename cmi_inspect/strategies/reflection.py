@@ -81,7 +81,8 @@ class ReflectionDetails(BaseModel):
 class ReflectionMemory(MemoryStrategy):
     """Answer from the top-k reflections on the bank, by bag-of-words score.
 
-    Its ``-S`` arguments are those of its strategy solver, ``strategies.solvers.reflection_memory``.
+    Args:
+        top_k: Reflections (and so source memories) to select.
     """
 
     name = "reflection_memory"

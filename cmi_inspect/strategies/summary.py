@@ -132,7 +132,10 @@ async def _reduce(model: Model, notes: Sequence[str], budget: int) -> tuple[str,
 class SummaryMemory(MemoryStrategy):
     """Answer from one summary of the bank.
 
-    Its ``-S`` arguments are those of its strategy solver, ``strategies.solvers.summary_memory``.
+    Args:
+        mode: ``llm`` (written by the ``summarizer`` role, else the response model; a bank
+            too large for one request is summarised in chunks) or ``concat`` (the reference
+            code's first eight memories joined).
     """
 
     name = "summary_memory"

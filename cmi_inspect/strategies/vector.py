@@ -24,7 +24,10 @@ class VectorDetails(RetrievalDetails):
 class VectorMemory(MemoryStrategy):
     """Answer from the top-k memories by embedding cosine similarity.
 
-    Its ``-S`` arguments are those of its strategy solver, ``strategies.solvers.vector_memory``.
+    Args:
+        top_k: Memories to select.
+        embedder: ``e5`` (multilingual-e5-small, embedded, offline), ``hashing``
+            (character n-grams, no model) or ``openai`` (text-embedding-3-large).
     """
 
     name = "vector_memory"

@@ -37,6 +37,14 @@ class Untyped(MemoryStrategy):
 
 @dataclass(frozen=True)
 class WindowArgs:
+    """A record of arguments, documented Google-style.
+
+    Args:
+        window: Turns on each side
+            of the match.
+        label: Shown in the log.
+    """
+
     window: int = 2
     label: str | None = None
 
@@ -67,6 +75,19 @@ def test_an_args_record_is_one_too():
     assert str(strategy_arguments(Windowed).signature) == "(*, window: int = 2, label: str | None = None)"
     built = build_strategy(Windowed, {"window": "4"})
     assert built.args == WindowArgs(window=4)  # type: ignore[attr-defined]
+
+
+def test_each_argument_is_documented_where_it_is_declared():
+    assert strategy_arguments(Windowed).docs == {
+        "window": "Turns on each side of the match.",
+        "label": "Shown in the log.",
+    }
+    assert strategy_arguments(MyMemory).docs == {}  # no Args: section
+    assert strategy_arguments(VectorMemory).docs["top_k"] == "Memories to select."
+    # a pydantic record: its fields' docstrings, the parent's too, on one line
+    cmi_docs = strategy_arguments(CMI).docs
+    assert cmi_docs["k"] == "Candidates proposed by the hybrid retriever."
+    assert cmi_docs["embedder"].startswith("Embedder for the proposal score") and "\n" not in cmi_docs["tau_u"]
 
 
 def test_a_built_in_declares_what_its_solver_takes():

@@ -1,5 +1,5 @@
-"""The one list of strategies and ablations, and their strategy solvers: declared one by one,
-in step with what each strategy declares, and found by the names users type."""
+"""The one list of strategies and ablations, and their strategy solvers: made from what each
+strategy declares, documented as it documents them, and found by the names users type."""
 
 from __future__ import annotations
 

@@ -37,27 +37,82 @@ RULE_PREFER = ("utility", "proposal")
 
 
 class CMIConfig(BaseModel):
-    """CMI's parameters, each documented once, as ``-S`` arguments, on the ``cmi`` strategy
-    solver (``strategies.solvers.cmi``). A choice left None follows the preset, then the
-    protocol's profile (``settings``); the log records the rule's thresholds resolved
-    (``resolved``)."""
+    """CMI's parameters, each declared and documented here once: its ``-S`` arguments (with
+    ``CMIArgs``), from which its strategy solver takes its signature and docstring. A
+    choice left None follows the preset, then the protocol's profile (``settings``); the log
+    records the rule's thresholds resolved (``resolved``)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     k: int = 3
+    """Candidates proposed by the hybrid retriever."""
     tau_u: float | None = None
+    """The rule's utility threshold (select if utility > tau_u); default 0 under
+    paper, 0.05 under blind with ``selector=rule`` (chosen on the development sets)."""
     tau_s: float | None = None
+    """The rule's stability threshold (select if stability >= tau_s); default 0
+    under paper, -1 under blind with ``selector=rule`` (logged, never vetoes)."""
     budget: int | None = None
+    """Most memories selected (default: k, save 1 for a learned selector that keeps
+    its top candidate, as the shipped ones do; the rule and a selector that keeps every
+    candidate above its threshold decide how many)."""
     prefer: str | None = None
+    """Which of the rule's passing candidates fill the budget first: ``utility``
+    (highest utility, the reference; default under paper) or ``proposal`` (best proposal
+    rank; blind with ``selector=rule``). A learned selector keeps its most probable
+    candidates."""
     ablation: str = "full"
+    """``full`` or one of the ablations ``no_perturb``, ``utility_only``,
+    ``stability_only``, ``non_causal`` (no intervention: the top candidates the risk filter
+    keeps), ``learned_non_causal`` (no intervention: the learned selector without the
+    features that read answers), ``oracle`` (see ``strategies.cmi.ABLATIONS``)."""
     risk_filter: str | None = None
+    """``label`` (drop memories labelled harmful; paper protocol), ``evidence``
+    (drop a memory that conflicts with a candidate the history supports better) or
+    ``none``; default: ``label`` under paper, ``none`` with a learned selector (it weighs
+    support and conflicts itself), ``evidence`` under blind with ``selector=rule``."""
     lazy_perturb: bool = False
+    """Skip a perturbed call when utility already rules the memory out."""
     intervention: str | None = None
+    """How interventions are scored: ``gold`` (the paper's: reads the gold
+    answer, refused under the blind protocol) or ``evidence`` (agreement with the agent's
+    own history, label-free); default: ``gold`` under paper, ``evidence`` under blind."""
     effect: str | None = None
+    """How answers become a memory's effect: ``answer`` (each context scored by its
+    generated answer, the paper's) or ``graded`` (by the expected answer score under the
+    model's likelihood of the candidate's answers in each context) or ``logprob`` (by the
+    log-probability of the candidate's with-memory answer in each context, forced decoding
+    alone: utility and stability in nats, so set ``tau_u`` and ``tau_s`` for it; a model
+    without forced decoding is refused); default: ``answer``, save ``graded`` under blind
+    with ``selector=rule`` (the rule's frozen setting; ``answer`` with ``lazy_perturb``,
+    which reads the answer utility). A learned selector reads the answers, which neither
+    likelihood effect changes."""
     conflict_kind: str = "claim"
+    """When the evidence risk filter counts two candidates as versions of one
+    claim: ``claim`` (the default: they state the same slot with another value,
+    ``strategies.cmi.claims``) or ``topic`` (the relation of earlier figures: close in
+    embedding cosine or in shared words)."""
     conflict_similarity: float = 0.88
+    """Under ``topic``, the embedding cosine from which two candidates
+    count as versions of one claim (a poison is most often a close paraphrase of the memory
+    it distorts); above 1, no pair does."""
     conflict_overlap: float = 0.5
+    """The share of the slot weight the two memories share (``claim``), or
+    under ``topic`` of the shorter memory's content words the other has too
+    (``text.word_overlap``), from which they count as versions of one claim (not
+    reflection's ``CONFLICT_WORDING_JACCARD``, a Jaccard of wordings without their dates and
+    numbers)."""
     selector: str | None = None
+    """What decides, the preset: ``rule`` (the thresholds above and the risk filter;
+    default under paper), ``learned`` (the shipped learned selector, which ranks the
+    candidates by their probability of being useful from label-free features and keeps the
+    top one above its threshold; default under blind), the path of a selector file
+    (``cmi-inspect fit-selector``; one fitted now keeps every candidate above its
+    threshold) or of a cross-fit file (``--cross-fit``: each sample ranked by the fold that
+    never read its conversation, refused where none holds it out), or ``crossfit`` /
+    ``crossfit_non_causal`` once they ship. A selector fitted on another model's answers
+    gives way, in one logged line, to the learned non_causal one; a cross-fitted one is
+    refused before the run."""
 
     def __init__(self, **values: Any) -> None:
         """A bad value is the one line its check raised, never pydantic's report."""
@@ -166,6 +221,8 @@ class CMIArgs(CMIConfig):
     """CMI's ``-S`` arguments: its config, and the proposal's embedder by name."""
 
     embedder: str | None = None
+    """Embedder for the proposal score (``e5``, ``hashing`` or ``openai``); default:
+    ``hashing`` under paper (the reproduction's exact selections), ``e5`` under blind."""
 
 
 @dataclass(frozen=True)

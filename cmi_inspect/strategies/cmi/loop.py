@@ -102,7 +102,9 @@ class Prompts:
 class CMI(MemoryStrategy):
     """Causal Memory Intervention: keep memories that improve the answer, stably.
 
-    Its ``-S`` arguments are those of its strategy solver, ``strategies.solvers.cmi``.
+    What it does unless told otherwise follows the protocol's profile and its preset
+    (``strategies.cmi.config``): the ``rule`` (thresholds and a risk filter; paper's) or
+    the ``learned`` selector (blind's). Its ``-S`` arguments are ``CMIArgs``'s fields.
     """
 
     name = STRATEGY

@@ -34,11 +34,11 @@ from cmi_inspect.causal_locomo.dataset import (
     view_of,
 )
 from cmi_inspect.causal_locomo.measures import selection_metrics
+from cmi_inspect.causal_locomo.strategies.base import MemoryTask
+from cmi_inspect.causal_locomo.strategies.cmi.risk import Conflicts
+from cmi_inspect.causal_locomo.strategies.guard import CMI_CONFLICTS, MemoryGuard
+from cmi_inspect.causal_locomo.strategies.vector import VectorMemory
 from cmi_inspect.causal_locomo.view import key_to_memory_id
-from cmi_inspect.strategies.base import MemoryTask
-from cmi_inspect.strategies.cmi.risk import Conflicts
-from cmi_inspect.strategies.guard import CMI_CONFLICTS, MemoryGuard
-from cmi_inspect.strategies.vector import VectorMemory
 
 SIMILARITY = (0.0, 0.80, 0.84, 0.88, 0.92, 0.96, 1.01)
 OVERLAP = (0.4, 0.5, 0.6, 0.8, 1.01)

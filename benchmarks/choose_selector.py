@@ -24,9 +24,9 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 
 from cmi_inspect.causal_locomo.dataset import scored_record
 from cmi_inspect.causal_locomo.scorers import answer_score
-from cmi_inspect.strategies.cmi import logged_diagnostics
-from cmi_inspect.strategies.cmi.features import CAUSAL, NON_CAUSAL
-from cmi_inspect.strategies.cmi.fitting import (
+from cmi_inspect.causal_locomo.strategies.cmi import logged_diagnostics
+from cmi_inspect.causal_locomo.strategies.cmi.features import CAUSAL, NON_CAUSAL
+from cmi_inspect.causal_locomo.strategies.cmi.fitting import (
     LoggedSample,
     fit_runs,
     kept,
@@ -35,7 +35,7 @@ from cmi_inspect.strategies.cmi.fitting import (
     objective,
     sample_request,
 )
-from cmi_inspect.strategies.cmi.selector import SelectorFile
+from cmi_inspect.causal_locomo.strategies.cmi.selector import SelectorFile
 
 KEYS = ("useful_f1", "poison_adoption", "n_selected")
 Chooser = Callable[[LoggedSample], int | None]

@@ -22,10 +22,10 @@ import time
 
 from inspect_ai import eval as inspect_eval
 
+from cmi_inspect.causal_locomo.causal_locomo import causal_locomo
+from cmi_inspect.causal_locomo.strategies.solvers import cmi
 from cmi_inspect.local_model import reuse_totals
 from cmi_inspect.report.sample_cost import model_calls
-from cmi_inspect.strategies.solvers import cmi
-from cmi_inspect.task import causal_locomo
 
 
 def measure(effect: str, limit: int, dataset: str, log_dir: str) -> dict[str, float]:

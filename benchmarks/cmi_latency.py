@@ -23,9 +23,9 @@ import tempfile
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 
+from cmi_inspect.causal_locomo.causal_locomo import causal_locomo
+from cmi_inspect.causal_locomo.strategies.solvers import cmi, vector_memory
 from cmi_inspect.report.sample_cost import model_calls, token_usage
-from cmi_inspect.strategies.solvers import cmi, vector_memory
-from cmi_inspect.task import causal_locomo
 
 PLANS = {
     "paper": {

@@ -22,9 +22,9 @@ import sys
 import tempfile
 import time
 
+from cmi_inspect.causal_locomo.xl.locomo import Conversation, load_locomo, locomo_path
 from cmi_inspect.dates import format_day
 from cmi_inspect.retrieval import make_embedder
-from cmi_inspect.xl.locomo import Conversation, load_locomo, locomo_path
 
 
 def store(conversation: str) -> tuple[str, list[str]]:

@@ -23,11 +23,11 @@ from collections import Counter
 
 from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.dataset import dataset_path
+from cmi_inspect.causal_locomo.strategies.cmi import PROFILES, CMIConfig
+from cmi_inspect.causal_locomo.strategies.cmi.evidence import MEMORY_WINDOW_RELEVANCE, BlindEvidence
+from cmi_inspect.causal_locomo.strategies.cmi.proposal import proposal_scores
 from cmi_inspect.causal_locomo.view import key_to_memory_id, memory_view
 from cmi_inspect.retrieval import make_embedder
-from cmi_inspect.strategies.cmi import PROFILES, CMIConfig
-from cmi_inspect.strategies.cmi.evidence import MEMORY_WINDOW_RELEVANCE, BlindEvidence
-from cmi_inspect.strategies.cmi.proposal import proposal_scores
 
 
 async def audit(dataset: str, limit: int | None, relevance: float) -> Counter[str]:

@@ -20,9 +20,9 @@ from inspect_ai.model import get_model
 
 from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.dataset import dataset_path, record_metadata, view_of
-from cmi_inspect.strategies.base import MemoryTask
-from cmi_inspect.strategies.guard import MemoryGuard
-from cmi_inspect.strategies.vector import VectorMemory
+from cmi_inspect.causal_locomo.strategies.base import MemoryTask
+from cmi_inspect.causal_locomo.strategies.guard import MemoryGuard
+from cmi_inspect.causal_locomo.strategies.vector import VectorMemory
 
 
 async def main() -> None:

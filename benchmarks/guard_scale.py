@@ -28,9 +28,9 @@ import subprocess
 import sys
 import time
 
+from cmi_inspect.causal_locomo.xl.locomo import load_locomo, locomo_path
 from cmi_inspect.dates import format_day
 from cmi_inspect.guard import MemoryGuard, Session
-from cmi_inspect.xl.locomo import load_locomo, locomo_path
 
 PHRASINGS = (
     "On {day}, {speaker} said: {text}",

@@ -20,8 +20,8 @@ from inspect_ai.model import GenerateConfig, Model, get_model
 from cmi_inspect.causal_locomo.data import ExampleRecord, causal_locomo_path
 from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.prompts import memory_prompt, no_memory_prompt
+from cmi_inspect.causal_locomo.strategies.full_history import fit_history
 from cmi_inspect.local_model import GGUFModel, ReuseStats
-from cmi_inspect.strategies.full_history import fit_history
 
 
 async def build_prompts(

@@ -33,13 +33,13 @@ from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from inspect_ai.model import get_model
 from prefix_floor import trie_size
 
+from cmi_inspect.causal_locomo.strategies import STRATEGIES
 from cmi_inspect.local_model import GGUFModel, as_chat, reuse_totals
 from cmi_inspect.local_model.sequences import Sequences
 from cmi_inspect.report.runs import strategy_label
 from cmi_inspect.report.sample_cost import cache_hits, model_calls, strategy_calls, token_usage
 from cmi_inspect.run import run_all
 from cmi_inspect.run_spec import RunSpec
-from cmi_inspect.strategies import STRATEGIES
 
 EVALUATED: dict[str, int] = {}
 """Prompt tokens the local engines evaluated during each task, by eval id."""

@@ -45,9 +45,8 @@ from inspect_ai.log import EvalSample, list_eval_logs, read_eval_log
 from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata, scored_record
 from cmi_inspect.causal_locomo.measures import selection_metrics
 from cmi_inspect.causal_locomo.scorers import answer_score
-from cmi_inspect.causal_locomo.view import key_to_memory_id
-from cmi_inspect.strategies.base import AnswerScorer
-from cmi_inspect.strategies.cmi import (
+from cmi_inspect.causal_locomo.strategies.base import AnswerScorer
+from cmi_inspect.causal_locomo.strategies.cmi import (
     Candidate,
     CMIConfig,
     CMIDiagnostics,
@@ -57,7 +56,8 @@ from cmi_inspect.strategies.cmi import (
     logged_diagnostics,
     rule_rejection,
 )
-from cmi_inspect.strategies.cmi.evidence import BlindEvidence
+from cmi_inspect.causal_locomo.strategies.cmi.evidence import BlindEvidence
+from cmi_inspect.causal_locomo.view import key_to_memory_id
 
 RISKY = ("risk filter", "evidence risk")
 """How CMI's log words a risk-filter rejection."""

@@ -26,8 +26,7 @@ from inspect_ai.log import EvalLog, read_eval_log
 
 from cmi_inspect.causal_locomo.dataset import scored_record
 from cmi_inspect.causal_locomo.measures import selection_metrics
-from cmi_inspect.causal_locomo.view import key_to_memory_id
-from cmi_inspect.strategies.cmi import (
+from cmi_inspect.causal_locomo.strategies.cmi import (
     Candidate,
     CMIConfig,
     CMIDiagnostics,
@@ -35,7 +34,8 @@ from cmi_inspect.strategies.cmi import (
     evidence_risk,
     logged_diagnostics,
 )
-from cmi_inspect.strategies.cmi import rule_rejection as rule
+from cmi_inspect.causal_locomo.strategies.cmi import rule_rejection as rule
+from cmi_inspect.causal_locomo.view import key_to_memory_id
 
 TAU_U = (-0.05, -0.01, -0.001, 0.0, 0.01, 0.05, 0.1)
 TAU_S = (-1.01, -0.1, -0.05, -0.01, -0.001, 0.0, 0.01)

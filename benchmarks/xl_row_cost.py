@@ -25,9 +25,9 @@ from typing import Any
 
 from inspect_ai import eval as inspect_eval
 
+from cmi_inspect.causal_locomo.causal_locomo import causal_locomo
 from cmi_inspect.causal_locomo.data_files import load_records
-from cmi_inspect.task import causal_locomo
-from cmi_inspect.xl.assemble import xl_path
+from cmi_inspect.causal_locomo.xl.assemble import xl_path
 
 DEFAULT_ROWS = (
     "vector_memory,cmi,cmi:bank_size=8,full_history,summary_memory,reflection_memory,"

@@ -22,17 +22,22 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cmi_inspect.causal_locomo.prompts import memory_prompt
-    from cmi_inspect.strategies.base import MemoryStrategy, MemoryTask, Pick, Selection
-    from cmi_inspect.strategies.guard import MemoryGuard, Session, Verdict
+    from cmi_inspect.causal_locomo.strategies.base import (
+        MemoryStrategy,
+        MemoryTask,
+        Pick,
+        Selection,
+    )
+    from cmi_inspect.causal_locomo.strategies.guard import MemoryGuard, Session, Verdict
 
 _MODULES = {
-    "MemoryGuard": "cmi_inspect.strategies.guard",
-    "MemoryStrategy": "cmi_inspect.strategies.base",
-    "MemoryTask": "cmi_inspect.strategies.base",
-    "Pick": "cmi_inspect.strategies.base",
-    "Selection": "cmi_inspect.strategies.base",
-    "Session": "cmi_inspect.strategies.guard",
-    "Verdict": "cmi_inspect.strategies.guard",
+    "MemoryGuard": "cmi_inspect.causal_locomo.strategies.guard",
+    "MemoryStrategy": "cmi_inspect.causal_locomo.strategies.base",
+    "MemoryTask": "cmi_inspect.causal_locomo.strategies.base",
+    "Pick": "cmi_inspect.causal_locomo.strategies.base",
+    "Selection": "cmi_inspect.causal_locomo.strategies.base",
+    "Session": "cmi_inspect.causal_locomo.strategies.guard",
+    "Verdict": "cmi_inspect.causal_locomo.strategies.guard",
     "memory_prompt": "cmi_inspect.causal_locomo.prompts",
 }
 """Each public name's module."""

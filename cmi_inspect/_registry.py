@@ -3,10 +3,10 @@ providers (``gguf/``, ``fixed_latency/``), registered when Inspect loads the plu
 
 from inspect_ai.model import ModelAPI, modelapi
 
+from cmi_inspect.causal_locomo.causal_locomo import causal_locomo
 from cmi_inspect.causal_locomo.judge_audit import judge_calibration
 from cmi_inspect.causal_locomo.scorers import memory_selection, task_score
-from cmi_inspect.strategies.solvers import STRATEGY_SOLVERS, memory_strategy
-from cmi_inspect.task import causal_locomo
+from cmi_inspect.causal_locomo.strategies.solvers import STRATEGY_SOLVERS, memory_strategy
 
 
 @modelapi(name="gguf")

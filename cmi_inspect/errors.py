@@ -4,7 +4,7 @@
 Inspect's ``PrerequisiteError``; ``cmi-inspect`` prints ``UserError`` the same way. Inspect
 exports no public name for that class: it comes through ``inspect_private``, and if a later
 Inspect moves it, ``UserError`` still works (``inspect eval`` would then print a traceback;
-``tests/causal_locomo/test_task.py`` checks the one line).
+``tests/causal_locomo/test_causal_locomo.py`` checks the one line).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ label-free poison filter as a plain call for any memory system, and the names th
 picks a guard by. It is built from CMI's evidence filter, so it lives in
 ``strategies/guard.py``; ``from cmi_inspect import MemoryGuard`` is the usual import."""
 
-from cmi_inspect.strategies.guard import (
+from cmi_inspect.causal_locomo.strategies.guard import (
     CMI_CONFLICTS,
     DEFAULT_CONFLICTS,
     GUARDS,

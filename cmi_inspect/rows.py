@@ -27,7 +27,7 @@ DEFAULT_RETRY_ON_ERROR = 1
 
 
 def causal_locomo_task(**task_args: Any) -> Task:
-    from cmi_inspect.task import causal_locomo
+    from cmi_inspect.causal_locomo.causal_locomo import causal_locomo
 
     return causal_locomo(**task_args)
 
@@ -36,7 +36,7 @@ def run_task(name: str, params: dict[str, Any], task_args: dict[str, Any]) -> Ta
     """The task of one row: the strategy as the task's own strategy solver (``-T strategy=``), so
     that the run is named after it, refused before it starts for what its protocol hides,
     and rebuilt by ``inspect eval-retry`` from the task's arguments."""
-    from cmi_inspect.task import causal_locomo
+    from cmi_inspect.causal_locomo.causal_locomo import causal_locomo
 
     return causal_locomo(**task_args, strategy=name, strategy_args=params)
 

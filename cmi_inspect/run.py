@@ -28,6 +28,8 @@ from rich.text import Text
 
 from cmi_inspect.causal_locomo.log_tags import is_causal_locomo, run_name
 from cmi_inspect.causal_locomo.protocol import named_protocol
+from cmi_inspect.causal_locomo.strategies import BUILT_IN, installed_strategies, strategy_class
+from cmi_inspect.causal_locomo.strategies.cmi import ABLATIONS
 from cmi_inspect.errors import UserError, positive_int, sample_limit
 from cmi_inspect.guard import EvidenceGuard
 from cmi_inspect.paths import writable_dir
@@ -39,8 +41,6 @@ from cmi_inspect.rows import (
     run_plans,
 )
 from cmi_inspect.run_spec import RunSettings, RunSpec
-from cmi_inspect.strategies import BUILT_IN, installed_strategies, strategy_class
-from cmi_inspect.strategies.cmi import ABLATIONS
 
 LOCK_FILE = ".cmi-inspect-run.lock"
 WORKER = "INSPECT_EVAL_SET_SELECTION"

@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from cmi_inspect.causal_locomo.strategies import STRATEGIES
 from cmi_inspect.errors import SampleLimit
-from cmi_inspect.strategies import STRATEGIES
 
 
 class RowOptions(BaseModel):

@@ -9,7 +9,7 @@ before the agent's prompt is written.
 from __future__ import annotations
 
 from cmi_inspect import MemoryGuard, Session
-from cmi_inspect.strategies.mem0 import offline_mem0
+from cmi_inspect.causal_locomo.strategies.mem0 import offline_mem0
 
 HISTORY = [
     Session(

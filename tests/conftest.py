@@ -112,7 +112,7 @@ def require_data(*args: object) -> None:
     if "data_file" in words:
         return
     if "dataset=xl" in words.replace("'", "").replace(": ", "="):
-        from cmi_inspect.xl import LOCOMO_PATH, locomo_path
+        from cmi_inspect.causal_locomo.xl import LOCOMO_PATH, locomo_path
 
         _pinned_or_skip(locomo_path, f"LoCoMo ({LOCOMO_PATH})")
     else:
@@ -154,7 +154,7 @@ def release_file() -> Path:
 @pytest.fixture(scope="session")
 def locomo_file() -> Path:
     """The real LoCoMo conversations XL is built from (skips when they cannot be had)."""
-    from cmi_inspect.xl import LOCOMO_PATH, locomo_path
+    from cmi_inspect.causal_locomo.xl import LOCOMO_PATH, locomo_path
 
     return _pinned_or_skip(locomo_path, f"LoCoMo ({LOCOMO_PATH})")
 
@@ -177,7 +177,7 @@ def synthetic_records():
 def mini_build(tmp_path_factory: pytest.TempPathFactory, mini_verdicts: Path) -> tuple[Path, dict[str, Any]]:
     """XL built from the LoCoMo-format fixture and its scripted verdicts, every example
     inline too: its folder and manifest."""
-    from cmi_inspect.xl import build_xl
+    from cmi_inspect.causal_locomo.xl import build_xl
 
     out = tmp_path_factory.mktemp("xl-mini")
     return out, build_xl(LOCOMO_MINI, out, inline=True, verdicts=mini_verdicts)
@@ -187,7 +187,7 @@ def mini_build(tmp_path_factory: pytest.TempPathFactory, mini_verdicts: Path) ->
 def mini_records(mini_build):
     """The fixture's XL examples, expanded into the release's schema."""
     from cmi_inspect.causal_locomo.data_files import load_records
-    from cmi_inspect.xl import STORE_FILE
+    from cmi_inspect.causal_locomo.xl import STORE_FILE
 
     out, _ = mini_build
     return load_records(out / STORE_FILE)
@@ -197,7 +197,7 @@ def mini_records(mini_build):
 def real_build(tmp_path_factory: pytest.TempPathFactory, locomo_file: Path) -> tuple[Path, dict[str, Any]]:
     """XL built from the real LoCoMo and the shipped verdict file, every example inline
     too: its folder and manifest."""
-    from cmi_inspect.xl import build_xl
+    from cmi_inspect.causal_locomo.xl import build_xl
 
     out = tmp_path_factory.mktemp("xl-real")
     return out, build_xl(locomo_file, out, inline=True)
@@ -206,7 +206,7 @@ def real_build(tmp_path_factory: pytest.TempPathFactory, locomo_file: Path) -> t
 @pytest.fixture(scope="session")
 def mini_conversations():
     """The fixture's conversations, by id."""
-    from cmi_inspect.xl.locomo import load_locomo
+    from cmi_inspect.causal_locomo.xl.locomo import load_locomo
 
     return {conv.sample_id: conv for conv in load_locomo(LOCOMO_MINI)}
 
@@ -214,8 +214,8 @@ def mini_conversations():
 def memory_task_for(record, protocol: str = "paper", model: Model | None = None, score_answer=None):
     """The MemoryTask a solver would build for one record (an ExampleRecord)."""
     from cmi_inspect.causal_locomo.dataset import conversation_of
+    from cmi_inspect.causal_locomo.strategies.base import MemoryTask
     from cmi_inspect.causal_locomo.view import memory_view
-    from cmi_inspect.strategies.base import MemoryTask
 
     return MemoryTask(
         request=record.current_task.instruction,
@@ -236,7 +236,7 @@ def memory_task_for(record, protocol: str = "paper", model: Model | None = None,
 
 def gold_scorer(record):
     """The paper's intervention scorer for one record: the deterministic score."""
-    from cmi_inspect.strategies.cmi import answer_key_scorer
+    from cmi_inspect.causal_locomo.strategies.cmi import answer_key_scorer
 
     return answer_key_scorer(record.scoring_criteria)
 
@@ -261,7 +261,7 @@ def value_of(sample: EvalSample, scorer: str) -> dict[str, Any]:
 def run_blind(solver: Any, tmp_path: Path, prompts: list[str] | None = None, **task_args: Any) -> EvalLog:
     """One blind-protocol eval of ``solver`` on a model that always says "I am not sure.",
     recording its prompts in ``prompts``."""
-    from cmi_inspect.task import causal_locomo
+    from cmi_inspect.causal_locomo.causal_locomo import causal_locomo
     from inspect_ai import eval as inspect_eval
 
     require_data(task_args)
@@ -277,12 +277,12 @@ def run_blind(solver: Any, tmp_path: Path, prompts: list[str] | None = None, **t
 
 @pytest.fixture
 def hostile(tmp_path_factory):
-    """The hostile strategies of ``tests/strategies/hostile.py``, installed as a package's
+    """The hostile strategies of ``tests/causal_locomo/strategies/hostile.py``, installed as a package's
     entry points install them: a distribution's metadata on the import path, here and in
     every process a test starts (``PYTHONPATH``), so that ``strategy_class`` finds them by
     name wherever it runs."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.syspath_prepend(str(REPO / "tests" / "strategies"))
+        patch.syspath_prepend(str(REPO / "tests" / "causal_locomo" / "strategies"))
         from hostile import HOSTILE
 
         with installed(HOSTILE, tmp_path_factory.mktemp("plugins"), patch):
@@ -297,14 +297,14 @@ def installed(points: dict[str, str], site: Path, patch: pytest.MonkeyPatch) -> 
     """``points`` (name -> ``module:Class``) installed as one distribution's entry points in
     the folder ``site``, put first on the import path of this process and of its children
     with ``tests/strategies`` (where the test strategies' modules are)."""
-    from cmi_inspect import strategies
+    from cmi_inspect.causal_locomo import strategies
 
     dist = site / PLUGIN_DIST
     dist.mkdir(parents=True, exist_ok=True)
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: cmi-test-plugins\nVersion: 1.0\n")
     lines = "".join(f"{name} = {value}\n" for name, value in points.items())
     (dist / "entry_points.txt").write_text(f"[{strategies.ENTRY_POINT_GROUP}]\n{lines}")
-    code = str(REPO / "tests" / "strategies")
+    code = str(REPO / "tests" / "causal_locomo" / "strategies")
     patch.syspath_prepend(code)
     patch.syspath_prepend(str(site))
     path = [str(site), code, *filter(None, [os.environ.get("PYTHONPATH")])]
@@ -379,7 +379,7 @@ def by_entry_point(monkeypatch):
     import re
     from importlib.metadata import EntryPoint
 
-    from cmi_inspect import strategies
+    from cmi_inspect.causal_locomo import strategies
 
     group = strategies.ENTRY_POINT_GROUP
     text = (REPO / "pyproject.toml").read_text()
@@ -420,7 +420,7 @@ def scripted_row(item: dict[str, Any], reader: str) -> dict[str, Any]:
            "evidence_supports_gold": "yes", "answerable": None}  # fmt: skip
     if item["kind"] == "candidate":
         early = item["dia_id"].split(":")[0] in ("D1", "D2")
-        from cmi_inspect.xl.verdicts import READERS
+        from cmi_inspect.causal_locomo.xl.verdicts import READERS
 
         row["verdict"] = "wrong" if early or reader == READERS[0] else "none"
     elif item["kind"] == "useful":
@@ -435,7 +435,7 @@ def scripted_row(item: dict[str, Any], reader: str) -> dict[str, Any]:
 def read_by_script(folder: Path) -> None:
     """Every batch's step-two rows, for the deciding readers and the replaced ones."""
     items = [json.loads(line) for line in (folder / "items.jsonl").read_text().splitlines()]
-    from cmi_inspect.xl.verdicts import READERS, REPLACED
+    from cmi_inspect.causal_locomo.xl.verdicts import READERS, REPLACED
 
     for reader in (*READERS, *REPLACED):
         for batch in sorted({r["batch"] for r in items}):
@@ -447,9 +447,9 @@ def read_by_script(folder: Path) -> None:
 @pytest.fixture(scope="session")
 def mini_verdicts(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A verdict file of the fixture, read by script (no adjudication)."""
-    from cmi_inspect.xl import reading
-    from cmi_inspect.xl.locomo import load_locomo
-    from cmi_inspect.xl.verdicts import collect
+    from cmi_inspect.causal_locomo.xl import reading
+    from cmi_inspect.causal_locomo.xl.locomo import load_locomo
+    from cmi_inspect.causal_locomo.xl.verdicts import collect
 
     folder = tmp_path_factory.mktemp("reading")
     convs = {c.sample_id: c for c in load_locomo(Path(LOCOMO_MINI))}

@@ -13,7 +13,7 @@ def _rows(printed: str) -> dict[str, list[float]]:
 
 
 def test_a_stored_xl_file_gives_a_line_a_size_and_keeps_every_label_whole(mini_build, capsys):
-    from cmi_inspect.xl import STORE_FILE
+    from cmi_inspect.causal_locomo.xl import STORE_FILE
 
     main(["--data-file", str(mini_build[0] / STORE_FILE), "--sizes", "4", "16", "--limit", "12"])
     printed = capsys.readouterr().out

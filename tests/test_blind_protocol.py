@@ -16,7 +16,8 @@ from functools import partial
 
 import pytest
 from cmi_inspect.causal_locomo.blinding import strip_answer_suffix
-from cmi_inspect.strategies.solvers import (
+from cmi_inspect.causal_locomo.causal_locomo import causal_locomo
+from cmi_inspect.causal_locomo.strategies.solvers import (
     cmi,
     full_history,
     graph_memory,
@@ -25,7 +26,6 @@ from cmi_inspect.strategies.solvers import (
     summary_memory,
     vector_memory,
 )
-from cmi_inspect.task import causal_locomo
 from inspect_ai import eval as inspect_eval
 from inspect_ai.solver import Solver
 

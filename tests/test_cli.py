@@ -86,7 +86,7 @@ def test_run_into_a_file_or_an_unwritable_folder_is_one_line_before_any_work(tmp
 
 
 def test_build_xl_into_an_unwritable_folder_stops_before_building(tmp_path, capsys, monkeypatch):
-    from cmi_inspect import xl
+    from cmi_inspect.causal_locomo import xl
 
     blocker = tmp_path / "file"
     blocker.write_text("x")
@@ -100,8 +100,8 @@ def test_build_xl_writes_it_and_on_request_every_bank_inline_then_audits_its_for
 ):
     import json
 
-    from cmi_inspect import xl
-    from cmi_inspect.xl import assemble
+    from cmi_inspect.causal_locomo import xl
+    from cmi_inspect.causal_locomo.xl import assemble
 
     monkeypatch.setattr(xl, "locomo_path", lambda: LOCOMO_MINI)
     monkeypatch.setattr(assemble, "VERDICTS", mini_verdicts)
@@ -297,8 +297,8 @@ def test_run_refuses_counts_below_their_least_value_before_any_work(tmp_path, ca
 
 
 def test_run_refuses_a_model_an_installed_strategy_cannot_call_before_any_row_runs(tmp_path, capsys):
+    from cmi_inspect.causal_locomo.strategies.graphiti import import_graphiti
     from cmi_inspect.errors import UserError
-    from cmi_inspect.strategies.graphiti import import_graphiti
 
     try:
         import_graphiti()

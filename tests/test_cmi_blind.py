@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from cmi_inspect.causal_locomo.causal_locomo import causal_locomo
+from cmi_inspect.causal_locomo.strategies.cmi.selector import shipped
+from cmi_inspect.causal_locomo.strategies.solvers import cmi
 from cmi_inspect.errors import UserError
-from cmi_inspect.strategies.cmi.selector import shipped
-from cmi_inspect.strategies.solvers import cmi
-from cmi_inspect.task import causal_locomo
 
 from conftest import LABEL_FREE, SYNTHETIC, run_blind, samples_of
 

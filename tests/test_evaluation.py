@@ -8,13 +8,13 @@ import math
 
 import pytest
 from cmi_inspect.causal_locomo import reference
+from cmi_inspect.causal_locomo.causal_locomo import causal_locomo
 from cmi_inspect.causal_locomo.data import CAUSAL_LOCOMO_SHA256
+from cmi_inspect.causal_locomo.strategies.solvers import cmi, vector_memory
 from cmi_inspect.report import build_report
 from cmi_inspect.report.evaluation import difference, duration, evaluation_report, score_table
 from cmi_inspect.report.runs import DataSet, Run, read_runs
 from cmi_inspect.report.stats import Mean
-from cmi_inspect.strategies.solvers import cmi, vector_memory
-from cmi_inspect.task import causal_locomo
 from inspect_ai import eval as inspect_eval
 
 from conftest import SYNTHETIC, mock_model

@@ -7,12 +7,12 @@ import gzip
 import json
 
 import pytest
+from cmi_inspect.causal_locomo.causal_locomo import causal_locomo
+from cmi_inspect.causal_locomo.strategies.solvers import cmi, no_memory, vector_memory
 from cmi_inspect.cli import main
 from cmi_inspect.errors import UserError
 from cmi_inspect.report import build_report
 from cmi_inspect.report.export import make_export, read_export, write_export
-from cmi_inspect.strategies.solvers import cmi, no_memory, vector_memory
-from cmi_inspect.task import causal_locomo
 from inspect_ai import eval as inspect_eval
 
 from conftest import SYNTHETIC, mock_model

@@ -48,7 +48,7 @@ def _audit(_: Path) -> object:
 
 
 def _fit(_: Path) -> object:
-    from cmi_inspect.strategies.cmi.fitting import fit
+    from cmi_inspect.causal_locomo.strategies.cmi.fitting import fit
 
     return fit([], ["utility"], 1.0, "m")
 

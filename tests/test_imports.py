@@ -1,7 +1,8 @@
 """The package's imports, read from its source with ``ast``: no cycle between its packages or
 between its modules (``TYPE_CHECKING`` imports and imports inside functions count: a cycle
 is one whether or not it runs at import time), Inspect's and llama-cpp-python's private
-names reached only through their adapters, and a root package that loads nothing heavy.
+names reached only through their adapters, a root package that loads nothing heavy, and an
+eval folder whose strategies only its task imports.
 """
 
 from __future__ import annotations
@@ -21,17 +22,11 @@ ADAPTERS = {"cmi_inspect.inspect_private": "inspect_ai", "cmi_inspect.local_mode
 """The one module that may reach each library's private names."""
 SOURCES = ("cmi_inspect", "tasks", "benchmarks", "datasets", "examples")
 """Where no other module may; tests may, where they test Inspect-facing behaviour: the two
-adapters' smoke tests, ``tests/strategies/hostile.py`` (a strategy that reaches for
+adapters' smoke tests, ``tests/causal_locomo/strategies/hostile.py`` (a strategy that reaches for
 Inspect's ``sample_state()``, which the sealing must refuse) and
 ``tests/causal_locomo/test_log_tags.py`` (how Inspect names a log file)."""
 PUBLIC_UNDERSCORED = {"os._exit"}
 """Underscored names that are public API."""
-KNOWN_CYCLE_EDGES = {
-    # dataset=xl builds XL, whose records are causal_locomo.data's: move xl/ into causal_locomo/
-    ("cmi_inspect.causal_locomo.dataset", "cmi_inspect.xl"),
-}
-"""Edges of a package cycle that wait on modules being reworked elsewhere; delete each one
-when its import goes (the test fails on an entry that is no longer there)."""
 
 
 def module_name(path: Path) -> str:
@@ -118,11 +113,11 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def package_graph(skip: set[tuple[str, str]]) -> dict[str, set[str]]:
+def package_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for source, targets in module_graph().items():
         for target in targets:
-            if unit(source) != unit(target) and (source, target) not in skip:
+            if unit(source) != unit(target):
                 graph.setdefault(unit(source), set()).add(unit(target))
     return graph
 
@@ -131,15 +126,26 @@ def test_no_two_modules_import_each_other_even_through_others():
     assert cycles(module_graph()) == []
 
 
-def test_no_two_packages_import_each_other_but_through_the_known_edges():
-    assert cycles(package_graph(KNOWN_CYCLE_EDGES)) == []
-    edges = {(s, t) for s, targets in module_graph().items() for t in targets}
-    assert KNOWN_CYCLE_EDGES <= edges, f"gone, delete them here: {sorted(KNOWN_CYCLE_EDGES - edges)}"
+def test_no_two_packages_import_each_other():
+    assert cycles(package_graph()) == []
+
+
+EVAL = "cmi_inspect.causal_locomo"
+TASK = f"{EVAL}.causal_locomo"
+
+
+def test_in_the_eval_folder_only_the_task_imports_a_strategy():
+    # the folder's data and scoring modules and XL's builder sit below its strategies, the
+    # task above them (its __init__ serves the task on first use)
+    strategies = f"{EVAL}.strategies"
+    below = [m for m in modules() if m.startswith(f"{EVAL}.") and not m.startswith(strategies) and m != TASK]
+    reaching = {m: sorted(t for t in module_graph()[m] if t.startswith(strategies)) for m in below}
+    assert {m: t for m, t in reaching.items() if t} == {}
+    assert not any(TASK in module_graph()[m] for m in modules() if m.startswith(EVAL) and m != EVAL)
 
 
 def test_the_cycle_test_finds_a_cycle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
-    assert cycles(package_graph(set())) != []  # the known edges still close one
 
 
 def test_the_root_package_imports_ours_for_type_checkers_alone():
@@ -196,7 +202,7 @@ def test_the_scan_sees_private_imports_and_reached_attributes(tmp_path):
 def test_importing_the_error_type_loads_no_strategy_scikit_learn_or_llama_cpp():
     code = (
         "import sys, cmi_inspect.errors\n"
-        "heavy = ('sklearn', 'llama_cpp', 'matplotlib', 'cmi_inspect.strategies', 'cmi_inspect.causal_locomo')\n"
+        "heavy = ('sklearn', 'llama_cpp', 'matplotlib', 'cmi_inspect.causal_locomo')\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy or m.startswith(heavy)))\n"
         "print(sorted(m for m in sys.modules if m.startswith('cmi_inspect')))\n"
     )
@@ -210,7 +216,7 @@ def test_importing_the_error_type_loads_no_strategy_scikit_learn_or_llama_cpp():
 def test_the_public_names_load_on_first_use_and_unknown_ones_say_so():
     import cmi_inspect
 
-    assert cmi_inspect.MemoryGuard.__module__ == "cmi_inspect.strategies.guard"
+    assert cmi_inspect.MemoryGuard.__module__ == "cmi_inspect.causal_locomo.strategies.guard"
     assert cmi_inspect.MemoryStrategy.__name__ == "MemoryStrategy"
     assert sorted(cmi_inspect.__all__) == sorted(cmi_inspect._MODULES)
     assert all(getattr(cmi_inspect, name) is not None for name in cmi_inspect.__all__)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from cmi_inspect.causal_locomo.causal_locomo import causal_locomo
+from cmi_inspect.causal_locomo.strategies.solvers import full_history, no_memory
 from cmi_inspect.errors import UserError
 from cmi_inspect.report.paired import (
     compare,
@@ -15,8 +17,6 @@ from cmi_inspect.report.paired import (
     paired_differences,
     per_sample,
 )
-from cmi_inspect.strategies.solvers import full_history, no_memory
-from cmi_inspect.task import causal_locomo
 from inspect_ai import eval as inspect_eval
 
 from conftest import SYNTHETIC, conversation_data, mock_model

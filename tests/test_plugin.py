@@ -73,12 +73,14 @@ def test_the_wheel_holds_the_task_solvers_scorers_and_entry_point(tmp_path):
     )
     [wheel] = tmp_path.glob("cmi_inspect-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    modules = ("task", "strategies/solvers", "causal_locomo/scorers", "_registry")
+    modules = ("causal_locomo/causal_locomo", "causal_locomo/strategies/solvers", "causal_locomo/scorers", "_registry")
     for module in (*modules, "local_model/provider"):
         assert f"cmi_inspect/{module}.py" in names
     for card in ("README.md", "eval.yaml", "annotations/release_harmful_kinds.json"):
         assert f"cmi_inspect/causal_locomo/{card}" in names  # the eval's folder, whole
     assert "cmi_inspect/testing/synthetic.jsonl" in names  # check_strategy's examples
+    for shipped in ("strategies/cmi/selectors/learned.json", "xl/verdicts.json", "xl/harm/gguf-smollm2.json"):
+        assert f"cmi_inspect/causal_locomo/{shipped}" in names  # the learned selector, XL's readings
     [entry_points] = [n for n in names if n.endswith("entry_points.txt")]
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "[inspect_ai]" in text and "cmi_inspect = cmi_inspect._registry" in text
@@ -212,7 +214,7 @@ def test_an_unknown_strategy_names_the_built_in_and_installed_ones():
 def test_an_installed_hostile_strategy_cannot_grade_itself(tmp_path):
     package = tmp_path / "hostile-memory"
     package.mkdir()
-    shutil.copy(REPO / "tests" / "strategies" / "hostile.py", package / "hostile.py")
+    shutil.copy(REPO / "tests" / "causal_locomo" / "strategies" / "hostile.py", package / "hostile.py")
     (package / "pyproject.toml").write_text(
         '[build-system]\nrequires = ["setuptools>=77"]\nbuild-backend = "setuptools.build_meta"\n\n'
         '[project]\nname = "hostile-memory"\nversion = "0.1.0"\n\n'
@@ -239,7 +241,7 @@ def test_an_installed_hostile_strategy_cannot_grade_itself(tmp_path):
     assert rewrite.samples and not any(s.scores for s in rewrite.samples)
     assert all("strategy 'rewrite' changed the sample it runs in" in (s.error.message if s.error else "")
                for s in rewrite.samples)  # fmt: skip
-    from cmi_inspect.strategies.isolation import sandbox
+    from cmi_inspect.causal_locomo.strategies.isolation import sandbox
 
     if sandbox() == "none":
         pytest.skip("neither bubblewrap nor unshare runs here: isolation cannot be shown")

@@ -5,11 +5,18 @@ from __future__ import annotations
 import json
 
 import pytest
+from cmi_inspect.causal_locomo.causal_locomo import causal_locomo
 from cmi_inspect.causal_locomo.data import CAUSAL_LOCOMO_SHA256, sha256_of
+from cmi_inspect.causal_locomo.strategies.solvers import (
+    cmi,
+    full_history,
+    graph_memory,
+    no_memory,
+    summary_memory,
+    vector_memory,
+)
 from cmi_inspect.report import build_report
 from cmi_inspect.report.runs import ALIAS_JUDGE, read_runs
-from cmi_inspect.strategies.solvers import cmi, full_history, graph_memory, no_memory, summary_memory, vector_memory
-from cmi_inspect.task import causal_locomo
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
@@ -287,8 +294,8 @@ def test_a_run_on_other_data_is_its_own_row_never_superseding_one(two_data_dir, 
 def test_a_log_another_task_version_scored_is_not_verified_by_this_one(tmp_path):
     import asyncio
 
+    from cmi_inspect.causal_locomo.causal_locomo import TASK_VERSION
     from cmi_inspect.report.verify import verify_log
-    from cmi_inspect.task import TASK_VERSION
     from inspect_ai.log import write_eval_log
 
     log = run_into(tmp_path / "logs", no_memory(), data_file=str(SYNTHETIC))
@@ -344,8 +351,8 @@ def test_the_papers_rows_stand_beside_whole_release_runs_on_its_settings_only(re
 
 
 def test_a_run_that_asked_for_a_sandbox_none_ran_in_is_marked_not_isolated(hostile, tmp_path, monkeypatch):
-    from cmi_inspect.strategies import isolation
-    from cmi_inspect.strategies.solvers import memory_strategy
+    from cmi_inspect.causal_locomo.strategies import isolation
+    from cmi_inspect.causal_locomo.strategies.solvers import memory_strategy
 
     monkeypatch.setattr(isolation, "sandbox", lambda: "none")
     run_into(tmp_path, memory_strategy(strategy="first_memory", isolate=True), data_file=str(SYNTHETIC))

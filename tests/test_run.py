@@ -75,7 +75,7 @@ PLAIN = re.compile(r"[\w.-]+\.eval")
 
 
 def test_inspects_options_reach_the_runs_and_the_cache_is_the_one_inspect_eval_cache_reads(tmp_path, capsys):
-    from cmi_inspect.task import causal_locomo
+    from cmi_inspect.causal_locomo.causal_locomo import causal_locomo
     from inspect_ai import eval as inspect_eval
     from inspect_ai.event import ModelEvent
 
@@ -131,7 +131,7 @@ def test_eval_retry_continues_a_failed_run_through_a_link_to_its_log(tmp_path, m
     (tmp_path / "picked").mkdir()
     link = tmp_path / "picked" / failed.name
     link.symlink_to(failed)
-    install("cmi_inspect.strategies.no_memory:NoMemory")  # the strategy mended
+    install("cmi_inspect.causal_locomo.strategies.no_memory:NoMemory")  # the strategy mended
     with stack:
         [retried] = eval_retry(str(link), log_dir=str(tmp_path / "retried"), display="none")
     assert retried.status == "success" and len(retried.samples or []) == 3
@@ -422,7 +422,7 @@ def test_a_plugin_that_patches_the_scorers_bends_no_other_row_and_its_own_does_n
 
 @pytest.mark.slow  # a row run apart, a sandboxed process per sample
 def test_run_isolate_sandboxes_installed_strategies_so_the_key_on_disk_is_out_of_reach(tmp_path, hostile, monkeypatch):
-    from cmi_inspect.strategies.isolation import sandbox
+    from cmi_inspect.causal_locomo.strategies.isolation import sandbox
 
     if sandbox() == "none":
         pytest.skip("neither bubblewrap nor unshare runs here: isolation cannot be shown")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 from benchmarks.scorer_ceiling import replay
+from cmi_inspect.causal_locomo.strategies.cmi import CMI, CMIConfig, CMIDiagnostics
 from cmi_inspect.retrieval import HashingEmbedder
-from cmi_inspect.strategies.cmi import CMI, CMIConfig, CMIDiagnostics
 
 from conftest import gold_scorer, memory_task_for, mock_model
 

@@ -7,9 +7,9 @@ import asyncio
 import pytest
 from cmi_inspect import MemoryStrategy, Pick, Selection, memory_prompt
 from cmi_inspect.causal_locomo.data_files import load_records
+from cmi_inspect.causal_locomo.strategies.base import MemoryTask
+from cmi_inspect.causal_locomo.strategies.vector import VectorMemory
 from cmi_inspect.causal_locomo.view import Memory
-from cmi_inspect.strategies.base import MemoryTask
-from cmi_inspect.strategies.vector import VectorMemory
 from cmi_inspect.testing import SYNTHETIC, StrategyCheckError, _leaks, check_strategy
 from inspect_ai.model import get_model
 

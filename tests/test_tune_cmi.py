@@ -4,9 +4,9 @@ replays CMI's rule (``-S selector=rule``), not a learned selector."""
 from __future__ import annotations
 
 from benchmarks.tune_cmi import replay
+from cmi_inspect.causal_locomo.causal_locomo import causal_locomo
 from cmi_inspect.causal_locomo.prompts import note_contents
-from cmi_inspect.strategies.solvers import cmi
-from cmi_inspect.task import causal_locomo
+from cmi_inspect.causal_locomo.strategies.solvers import cmi
 from inspect_ai import eval as inspect_eval
 
 from conftest import LABEL_FREE, mock_model

@@ -36,7 +36,7 @@ def test_a_reading_is_scored_by_kind(tmp_path):
 
 
 def test_the_printed_sheet_shows_no_kind(mini_build, capsys, tmp_path):
-    from cmi_inspect.xl import STORE_FILE
+    from cmi_inspect.causal_locomo.xl import STORE_FILE
 
     assert main(["--n", "3", "--data-file", str(mini_build[0] / STORE_FILE), "--key", str(tmp_path / "k.json")]) == 0
     sheet = capsys.readouterr().out

@@ -307,7 +307,7 @@ def in_split(records: list[ExampleRecord], split: str, source: str) -> list[Exam
 def dataset_path(dataset: str) -> Path:
     """The verified data file of a named dataset (built or downloaded on first use)."""
     if choose("dataset", dataset, DATASETS) == "xl":
-        from cmi_inspect.xl import xl_path
+        from cmi_inspect.causal_locomo.xl import xl_path
 
         return xl_path()
     return causal_locomo_path()

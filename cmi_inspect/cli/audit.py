@@ -63,8 +63,8 @@ def run(args: argparse.Namespace) -> int:
     if size:
         records = [smaller_bank(r, size) for r in records]
     if not args.form and not size and _is_v5(records):
-        from cmi_inspect.xl.audit import audit_table, xl_audit
-        from cmi_inspect.xl.locomo import load_locomo, locomo_path
+        from cmi_inspect.causal_locomo.xl.audit import audit_table, xl_audit
+        from cmi_inspect.causal_locomo.xl.locomo import load_locomo, locomo_path
 
         convs = {c.sample_id: c for c in load_locomo(locomo_path())}
         xl = xl_audit(records, convs, e5=not args.no_e5)
@@ -98,7 +98,10 @@ def run(args: argparse.Namespace) -> int:
     result: dict[str, Any] = audit(items)
     text = artefact_table(result, f"{path.name}, {protocol} view")
     if args.conflicts:
-        from cmi_inspect.strategies.cmi.conflict_audit import conflict_shares, conflict_table
+        from cmi_inspect.causal_locomo.strategies.cmi.conflict_audit import (
+            conflict_shares,
+            conflict_table,
+        )
 
         result["conflicts"] = conflict_shares(items)
         text += "\n" + conflict_table(result["conflicts"])

@@ -21,8 +21,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from cmi_inspect.causal_locomo.xl import build_xl, locomo_path
     from cmi_inspect.paths import writable_dir
-    from cmi_inspect.xl import build_xl, locomo_path
 
     writable_dir(args.out_dir, "XL build")  # before the build, not after it
     manifest = build_xl(locomo_path(), args.out_dir, inline=args.inline_banks)

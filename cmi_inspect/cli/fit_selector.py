@@ -40,9 +40,9 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cmi_inspect.strategies.cmi.crossfit import cross_fit_from_logs
-    from cmi_inspect.strategies.cmi.fitting import fit_from_logs
-    from cmi_inspect.strategies.cmi.selector import LearnedSelector
+    from cmi_inspect.causal_locomo.strategies.cmi.crossfit import cross_fit_from_logs
+    from cmi_inspect.causal_locomo.strategies.cmi.fitting import fit_from_logs
+    from cmi_inspect.causal_locomo.strategies.cmi.selector import LearnedSelector
 
     if args.out.is_dir() or args.out.parent.is_file():
         raise UserError(f"--out {args.out}: not a file that can be written; name a file.")

@@ -19,7 +19,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cmi_inspect.strategies.attribution_fit import fit_thresholds
+    from cmi_inspect.causal_locomo.strategies.attribution_fit import fit_thresholds
 
     if args.out.is_dir() or args.out.parent.is_file():
         raise UserError(f"--out {args.out}: not a file that can be written; name a file.")

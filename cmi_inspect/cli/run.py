@@ -216,9 +216,9 @@ def planned(args: argparse.Namespace) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from dotenv import load_dotenv
 
+    from cmi_inspect.causal_locomo.strategies import STRATEGIES
     from cmi_inspect.run import run_all
     from cmi_inspect.run_spec import RunSpec
-    from cmi_inspect.strategies import STRATEGIES
 
     load_dotenv(Path.cwd() / ".env")  # the default model, as the inspect CLI reads it
     if args.plan is not None:

@@ -26,6 +26,7 @@ from cmi_inspect.causal_locomo.log_tags import ISOLATED, TASK_NAME, is_causal_lo
 from cmi_inspect.causal_locomo.log_tags import strategy_label as plan_label
 from cmi_inspect.causal_locomo.protocol import logged_protocol
 from cmi_inspect.causal_locomo.selection import MemorySelection
+from cmi_inspect.causal_locomo.strategies import STRATEGIES
 from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.eval_logs import log_files
 from cmi_inspect.report.provenance import Provenance, provenance, wall_clock
@@ -33,7 +34,6 @@ from cmi_inspect.report.sample_cost import cache_hits, model_calls, token_usage
 from cmi_inspect.report.samples import SampleRow, ranked_f1, sample_rows
 from cmi_inspect.report.stats import Mean
 from cmi_inspect.report.verify import LogCheck, verify_clean
-from cmi_inspect.strategies import STRATEGIES
 
 ALIAS_JUDGE = "alias match"
 """The judge of a run with no grader role: the offline alias match (``judge.alias_verdict``)."""

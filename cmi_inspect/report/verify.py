@@ -30,6 +30,7 @@ from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 from inspect_ai.model import ChatMessage, Model, ModelOutput, get_model
 
+from cmi_inspect.causal_locomo.causal_locomo import TASK_VERSION
 from cmi_inspect.causal_locomo.data import sha256_of
 from cmi_inspect.causal_locomo.dataset import data_file_record, shown_texts
 from cmi_inspect.causal_locomo.exposure import call_text
@@ -38,7 +39,6 @@ from cmi_inspect.causal_locomo.scorers import answer_score
 from cmi_inspect.causal_locomo.selection import MemorySelection, examine
 from cmi_inspect.causal_locomo.view import key_to_memory_id
 from cmi_inspect.errors import UserError
-from cmi_inspect.task import TASK_VERSION
 
 TOLERANCE = 1e-9
 TASK_KEYS = ("score", "deterministic", "judge", "success", "hedged", "negated")

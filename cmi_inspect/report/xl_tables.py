@@ -23,13 +23,13 @@ from typing import Any
 import numpy as np
 
 from cmi_inspect.causal_locomo.data import ExampleRecord
+from cmi_inspect.causal_locomo.xl.audit import evidence_has_rare_word, in_pool, labelled_turns
+from cmi_inspect.causal_locomo.xl.baselines import EXACT_RANKS, Ranked, Store, e5_order, examples
+from cmi_inspect.causal_locomo.xl.locomo import Conversation
 from cmi_inspect.report.paired import RESAMPLES, SEED, conversation_means
 from cmi_inspect.report.runs import Run
 from cmi_inspect.report.samples import SampleRow
 from cmi_inspect.report.tables import markdown_table
-from cmi_inspect.xl.audit import evidence_has_rare_word, in_pool, labelled_turns
-from cmi_inspect.xl.baselines import EXACT_RANKS, Ranked, Store, e5_order, examples
-from cmi_inspect.xl.locomo import Conversation
 
 Facts = dict[str, Any]
 STRATA: dict[str, Callable[[Facts], bool]] = {
@@ -50,8 +50,8 @@ def example_facts(runs: Sequence[Run]) -> tuple[dict[str, Facts], list[str]]:
         return {}, []
     from cmi_inspect.causal_locomo.data import sha256_of
     from cmi_inspect.causal_locomo.data_files import load_records
-    from cmi_inspect.xl.assemble import xl_path
-    from cmi_inspect.xl.locomo import load_locomo, locomo_path
+    from cmi_inspect.causal_locomo.xl.assemble import xl_path
+    from cmi_inspect.causal_locomo.xl.locomo import load_locomo, locomo_path
 
     path = xl_path()
     built = sha256_of(path)
@@ -116,7 +116,7 @@ def facts_of(
 
 
 def _harm(models: set[str]) -> dict[str, dict[str, Any]]:
-    from cmi_inspect.xl.harm import harm_path
+    from cmi_inspect.causal_locomo.xl.harm import harm_path
 
     found = {m: harm_path(m) for m in sorted(models)}
     return {m: json.loads(p.read_text())["examples"] for m, p in found.items() if p.is_file()}

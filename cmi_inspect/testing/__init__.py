@@ -23,18 +23,18 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.solver import Solver, solver
 
+from cmi_inspect.causal_locomo.causal_locomo import causal_locomo
 from cmi_inspect.causal_locomo.data import ExampleRecord
 from cmi_inspect.causal_locomo.data_files import load_records
 from cmi_inspect.causal_locomo.protocol import PROTOCOLS, ProtocolName
-from cmi_inspect.strategies.arguments import build_strategy
-from cmi_inspect.strategies.base import (
+from cmi_inspect.causal_locomo.strategies.arguments import build_strategy
+from cmi_inspect.causal_locomo.strategies.base import (
     MemorySelection,
     MemoryStrategy,
     MemoryTask,
     Selection,
     strategy_solver,
 )
-from cmi_inspect.task import causal_locomo
 
 SYNTHETIC = Path(__file__).with_name("synthetic.jsonl")
 """Three hand-made examples in the Causal-LoCoMo schema (``datasets/fixtures/build_synthetic.py``

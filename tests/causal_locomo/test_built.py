@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 from cmi_inspect.causal_locomo.built import built_tasks, note_built
+from cmi_inspect.causal_locomo.causal_locomo import causal_locomo
 from cmi_inspect.causal_locomo.protocol import PROTOCOLS
-from cmi_inspect.task import causal_locomo
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.solver import SolverSpec

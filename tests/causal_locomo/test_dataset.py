@@ -54,7 +54,7 @@ def test_a_blind_view_holds_no_label_gold_answer_or_criterion(synthetic_records)
 
 def test_a_drawn_bank_is_the_samples_record_and_counts_what_it_left_out(mini_build, mini_records):
     from cmi_inspect.causal_locomo.bank_size import draw_bank
-    from cmi_inspect.xl import STORE_FILE
+    from cmi_inspect.causal_locomo.xl import STORE_FILE
 
     out, _ = mini_build
     record = mini_records[0]
@@ -157,7 +157,7 @@ def test_bad_parameters_are_user_errors():
 
 
 def test_an_empty_file_and_an_empty_family_list_say_what_is_wrong(tmp_path):
-    from cmi_inspect.task import causal_locomo
+    from cmi_inspect.causal_locomo.causal_locomo import causal_locomo
 
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
@@ -185,7 +185,7 @@ def test_a_samples_conversation_is_read_from_its_id(release_file):
 
 
 def test_a_split_selects_its_conversations_in_file_order(mini_build, tmp_path):
-    from cmi_inspect.xl import INLINE_FILE
+    from cmi_inspect.causal_locomo.xl import INLINE_FILE
 
     splits = {"mini-1": "train", "mini-2": "test"}
     lines = [json.loads(line) for line in (mini_build[0] / INLINE_FILE).read_text().splitlines()]
@@ -216,7 +216,7 @@ def test_the_release_has_no_splits(release_file):
 
 def test_a_stored_file_serves_its_examples_whole_or_drawn_down(mini_build, mini_records):
 
-    from cmi_inspect.xl import STORE_FILE
+    from cmi_inspect.causal_locomo.xl import STORE_FILE
 
     path = mini_build[0] / STORE_FILE
     whole = causal_locomo_dataset("blind", data_file=path)

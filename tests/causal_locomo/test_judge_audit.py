@@ -133,8 +133,8 @@ def test_a_majority_of_graders_decides_and_a_tie_rejects():
 
 
 def test_several_graders_vote_in_a_normal_run(tmp_path):
-    from cmi_inspect.strategies.solvers import no_memory
-    from cmi_inspect.task import causal_locomo
+    from cmi_inspect.causal_locomo.causal_locomo import causal_locomo
+    from cmi_inspect.causal_locomo.strategies.solvers import no_memory
 
     yes = mock_model(lambda p: '{"task_success_score": 1.0}', role="grader")
     no = mock_model(lambda p: '{"task_success_score": 0.0}', role="grader")

@@ -53,7 +53,7 @@ def test_a_run_on_drawn_banks_says_so_in_its_tags_and_name():
 
 
 def test_a_task_given_its_strategy_is_displayed_and_tagged_after_it_and_its_log_file_is_plain(tmp_path):
-    from cmi_inspect.task import causal_locomo
+    from cmi_inspect.causal_locomo.causal_locomo import causal_locomo
     from inspect_ai import eval as inspect_eval
 
     from conftest import SYNTHETIC, mock_model

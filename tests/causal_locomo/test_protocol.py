@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from cmi_inspect.causal_locomo.causal_locomo import causal_locomo
 from cmi_inspect.causal_locomo.protocol import (
     PROTOCOLS,
     BlindProtocolError,
     logged_protocol,
     named_protocol,
 )
+from cmi_inspect.causal_locomo.strategies.cmi import CMI, CMIConfig
 from cmi_inspect.errors import UserError
-from cmi_inspect.strategies.cmi import CMI, CMIConfig
-from cmi_inspect.task import causal_locomo
 
 from conftest import SYNTHETIC
 
@@ -49,7 +49,7 @@ def test_a_task_given_its_strategy_refuses_what_its_protocol_hides_before_the_ru
 
 
 def test_a_solver_given_apart_from_the_task_refuses_in_every_sample(tmp_path):
-    from cmi_inspect.strategies.solvers import cmi
+    from cmi_inspect.causal_locomo.strategies.solvers import cmi
     from inspect_ai import eval as inspect_eval
 
     from conftest import mock_model, samples_of

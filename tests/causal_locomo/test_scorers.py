@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from cmi_inspect.causal_locomo.causal_locomo import causal_locomo
 from cmi_inspect.causal_locomo.dataset import CausalLocomoMetadata, scored_record
 from cmi_inspect.causal_locomo.judge import JUDGE_PROMPT_VERSION
 from cmi_inspect.causal_locomo.scorers import count, memory_selection, task_score
-from cmi_inspect.strategies.solvers import cmi, full_history, no_memory, vector_memory
-from cmi_inspect.task import causal_locomo
+from cmi_inspect.causal_locomo.strategies.solvers import cmi, full_history, no_memory, vector_memory
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
@@ -296,7 +296,7 @@ def test_inspect_score_rescores_a_log_to_the_same_figures_in_a_clean_environment
     import sys
     from pathlib import Path
 
-    from cmi_inspect.xl import STORE_FILE
+    from cmi_inspect.causal_locomo.xl import STORE_FILE
     from inspect_ai.log import read_eval_log
 
     source = SYNTHETIC if data == "release" else mini_build[0] / STORE_FILE
@@ -323,7 +323,7 @@ def test_inspect_score_rescores_a_log_to_the_same_figures_in_a_clean_environment
 
 
 def test_a_stored_file_is_scored_on_the_bank_the_run_drew(tmp_path, mini_build):
-    from cmi_inspect.xl import STORE_FILE
+    from cmi_inspect.causal_locomo.xl import STORE_FILE
 
     path = str(mini_build[0] / STORE_FILE)
     log = run(vector_memory(embedder="hashing"), tmp_path=tmp_path, data_file=path, protocol="blind",

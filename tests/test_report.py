@@ -382,3 +382,31 @@ def test_a_forced_decoding_counts_as_a_call_and_its_tokens_as_input():
     sample = EvalSample(id=1, epoch=1, input="q", target="t", events=events)
     assert forced_decodings(sample) == [record]
     assert model_calls(sample) == 1 and token_usage(sample) == (13, 0)
+
+
+def test_the_verifying_process_runs_no_hook_of_the_environment_and_refuses_to_start_otherwise(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    from cmi_inspect.report import verify
+
+    log = run_into(tmp_path / "logs", no_memory(), data_file=str(SYNTHETIC))
+    hooks, ran = tmp_path / "hooks", tmp_path / "ran"
+    hooks.mkdir()
+    ran.mkdir()
+    for hook in ("evil.pth", "sitecustomize.py"):  # each would mark the process it ran in
+        (hooks / hook).write_text(f"import pathlib; pathlib.Path({str(ran / hook)!r}).write_text('ran')\n")
+    subprocess.run([sys.executable, "-c", f"import site; site.addsitedir({str(hooks)!r})"], check=True)
+    assert (ran / "evil.pth").exists()  # a folder's .pth runs when site reads it: the hook is real
+    (ran / "evil.pth").unlink()
+    paths = verify.clean_paths()
+    monkeypatch.setattr(verify, "clean_paths", lambda: [*paths, str(hooks)])  # a site folder with hooks
+    monkeypatch.setenv("PYTHONPATH", str(hooks))
+    [check] = verify.verify_clean([log.location]).values()
+    assert check.verified and list(ran.iterdir()) == []
+    done = subprocess.run(
+        [sys.executable, "-m", "cmi_inspect.report.verify", "--out", str(tmp_path / "out.json"), log.location],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode != 0 and "python -I -S" in done.stderr

@@ -3,7 +3,8 @@
 A third-party strategy runs in the process that scores it: it can patch the scorers, read
 the answer key or rewrite what was recorded, and the log would say what it was made to say.
 ``cmi-inspect verify`` (and ``cmi-inspect report``, which ranks only what verifies) re-scores
-in a fresh Python process (``verify_clean``) that imports no third-party strategy: each
+in a fresh Python process (``verify_clean``) that imports no third-party strategy and runs
+no ``.pth`` file or ``PYTHON*`` setting of the environment (``python -I -S``): each
 sample's answer and selection are checked against the calls its log records, its exposure
 recomputed from the prompt the answering call read, both scores recomputed from the data
 file the run named (its sha256 checked; the record the log holds is not trusted) and
@@ -17,6 +18,8 @@ import argparse
 import asyncio
 import json
 import math
+import os
+import site
 import subprocess
 import sys
 import tempfile
@@ -227,14 +230,37 @@ def verify_logs(paths: Sequence[str]) -> list[LogCheck]:
     return checks
 
 
+CLEAN_START = (
+    "import os, sys; sys.path[:0] = sys.argv.pop(1).split(os.pathsep); "
+    "from cmi_inspect.report.verify import main; main()"
+)
+"""How the verifying process starts: the paths it is handed first on ``sys.path``, then
+``main`` (``-I -S``: no ``site``, so no ``.pth`` file runs; no ``PYTHON*`` variable, user
+site or working directory on the path)."""
+
+
+def clean_paths() -> list[str]:
+    """What the verifying process may import from: the folder this package is in, then the
+    environment's site-packages folders (read as plain folders: their ``.pth`` files do not
+    run)."""
+    package = Path(__file__).resolve().parents[2]
+    return [str(package), *site.getsitepackages()]
+
+
+def clean_command(arguments: Sequence[str]) -> list[str]:
+    """The command of a verifying process: this Python, isolated (``-I``) and without
+    ``site`` (``-S``), handed ``clean_paths``."""
+    paths = os.pathsep.join(clean_paths())
+    return [sys.executable, "-I", "-S", "-c", CLEAN_START, paths, *arguments]
+
+
 def verify_clean(paths: Sequence[str]) -> dict[str, LogCheck]:
-    """``verify_logs`` in a fresh Python process (``python -m cmi_inspect.report.verify``),
-    by log path."""
+    """``verify_logs`` in a fresh, isolated Python process (``clean_command``), by log path."""
     if not paths:
         return {}
     with tempfile.TemporaryDirectory(prefix="cmi-verify-") as folder:
         out = Path(folder) / "checks.json"
-        command = [sys.executable, "-m", "cmi_inspect.report.verify", "--out", str(out), *paths]
+        command = clean_command(["--out", str(out), *paths])
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode != 0 or not out.is_file():
             tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
@@ -243,11 +269,14 @@ def verify_clean(paths: Sequence[str]) -> dict[str, LogCheck]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """The clean process's entry: the logs' checks as one JSON list, written to ``--out``."""
-    parser = argparse.ArgumentParser(prog="python -m cmi_inspect.report.verify")
+    """The clean process's entry (``clean_command``): the logs' checks as one JSON list,
+    written to ``--out``; refused in a Python that ran ``site`` or reads ``PYTHON*``."""
+    parser = argparse.ArgumentParser(prog="cmi_inspect.report.verify")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("logs", nargs="+")
     args = parser.parse_args(argv)
+    if not (sys.flags.isolated and sys.flags.no_site):
+        sys.exit("cmi_inspect.report.verify runs only as verify_clean starts it (python -I -S).")
     checks = verify_logs(args.logs)
     args.out.write_text(json.dumps([asdict(c) for c in checks]), encoding="utf-8")
 

@@ -171,7 +171,10 @@ def run_all(spec: RunSpec) -> list[str]:
             )
         if ours:
             logs += run_plans(log_dir, ours, args, settings)
-        for plan in apart if not worker else []:  # a selection names built-in rows only
+        # a selection names built-in rows only; after a Ctrl-C no installed row starts
+        ran = [run_name(name, params, args) for name, params in ours]
+        stopped = worker or interrupted(ran, logs, log_dir)
+        for plan in apart if not stopped else []:
             run_apart(log_dir, [plan], args, settings)
     if worker:  # the rows the selection named, each its log
         return unfinished([str(log.eval.task_display_name) for log in logs], logs, log_dir)
@@ -286,22 +289,40 @@ def refuse_other_data(log_dir: str, version: str, digest: str) -> None:
         )
 
 
+def newest_logs(names: list[str], log_dir: str) -> dict[str, tuple[EvalLogInfo, EvalLog]]:
+    """The newest log in the folder of each run among ``names`` that has one (its header)."""
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    newest: dict[str, tuple[EvalLogInfo, EvalLog]] = {}
+    for info in list_eval_logs(log_dir) if names and Path(log_dir).is_dir() else []:
+        header = read_eval_log(info.name, header_only=True)
+        task = header.eval.task_display_name
+        if task in names and (
+            task not in newest or (info.mtime or 0) > (newest[task][0].mtime or 0)
+        ):
+            newest[task] = (info, header)
+    return newest
+
+
+def not_succeeded(names: list[str], logs: list[EvalLog]) -> list[str]:
+    status = {log.eval.task_display_name: log.status for log in logs}
+    return [name for name in names if status.get(name) != "success"]
+
+
+def interrupted(names: list[str], logs: list[EvalLog], log_dir: str) -> bool:
+    """Whether a Ctrl-C ended the runs ``names``: one was cancelled, stopped or never started
+    (eval_set can return without the run a Ctrl-C interrupted); a run that failed is none."""
+    left = not_succeeded(names, logs)
+    newest = newest_logs(left, log_dir)
+    return any(n not in newest or newest[n][1].status in ("cancelled", "started") for n in left)
+
+
 def unfinished(names: list[str], logs: list[EvalLog], log_dir: str) -> list[str]:
     """The runs among ``names`` that did not succeed, each with what happened to it: eval_set
     can return after a Ctrl-C without the run it interrupted, and rows run apart return no
     log here, so the folder is read too."""
-    from inspect_ai.log import list_eval_logs, read_eval_log
-
-    status = {log.eval.task_display_name: log.status for log in logs}
-    left = [name for name in names if status.get(name) != "success"]
-    newest: dict[str, tuple[EvalLogInfo, EvalLog]] = {}
-    for info in list_eval_logs(log_dir) if left and Path(log_dir).is_dir() else []:
-        header = read_eval_log(info.name, header_only=True)
-        task = header.eval.task_display_name
-        if task in left and (
-            task not in newest or (info.mtime or 0) > (newest[task][0].mtime or 0)
-        ):
-            newest[task] = (info, header)
+    left = not_succeeded(names, logs)
+    newest = newest_logs(left, log_dir)
     return [
         f"{name} ({left_behind(*newest[name]) if name in newest else 'not started'})"
         for name in left

@@ -174,13 +174,13 @@ def test_ablations_after_a_run_read_the_model_call_cache(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow  # a subprocess interrupted mid-run (about 30 s)
-def test_ctrl_c_is_a_failure_that_names_the_runs_left_and_how_to_resume(tmp_path):
+def test_ctrl_c_is_a_failure_that_names_the_runs_left_and_how_to_resume(tmp_path, hostile):
     command = [
         str(Path(sys.executable).parent / "cmi-inspect"),
         "run",
         str(tmp_path / "logs"),
         "--strategies",
-        "no_memory,vector_memory,graph_memory",
+        "no_memory,vector_memory,graph_memory,first_memory",  # the installed one runs last, apart
         "--model",
         "fixed_latency/3",  # slow enough that the signal lands inside a run, even on a loaded machine
         "-T",
@@ -209,13 +209,14 @@ def test_ctrl_c_is_a_failure_that_names_the_runs_left_and_how_to_resume(tmp_path
     # each run left is named with what happened to it
     left = re.findall(r"causal_locomo: (\w+) \(paper\) \(([^)]*)\)", err)
     assert left and all(re.fullmatch(r"interrupted: \d of 3 samples kept|not started", what) for _, what in left)
-    assert [name for name, _ in left] == ["no_memory", "vector_memory", "graph_memory"][-len(left) :]
+    assert [name for name, _ in left] == ["no_memory", "vector_memory", "graph_memory", "first_memory"][-len(left) :]
+    assert left[-1] == ("first_memory", "not started")  # a Ctrl-C starts no installed row after it
     # the interrupted run's log holds its strategy among the task's arguments, which inspect
     # eval-retry rebuilds the task from (no header rewritten to name a solver)
     headers = [read_eval_log(i.name, header_only=True) for i in list_eval_logs(str(tmp_path / "logs"))]
     assert headers and all(
         h.eval.task_args.get("strategy") in ("no_memory", "vector_memory", "graph_memory") for h in headers
-    )
+    )  # and none of the installed strategy
     assert all(h.eval.solver is None for h in headers)
 
 

@@ -17,6 +17,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from inspect_ai.log import read_eval_log
@@ -127,12 +128,22 @@ def test_fake_model_sets_the_model_and_limit_of_each_run_and_nothing_else():
     ]
 
 
-def pages_with_runnable_blocks() -> list[Path]:
-    return [page for page in PAGES if any("doctest" in b.marks for b in blocks(page))]
+HEAVY_PAGES = ("docs/options.md", "docs/xl.md")
+"""Pages whose blocks take most of a minute on two busy cores: run with ``-m heavy``."""
+
+
+def pages_with_runnable_blocks() -> list[Any]:
+    """Each page with a runnable block, as a test parameter (the heavy ones marked)."""
+    return [
+        pytest.param(page, id=str(page.relative_to(REPO)), marks=[pytest.mark.heavy] * (name in HEAVY_PAGES))
+        for page in PAGES
+        if any("doctest" in b.marks for b in blocks(page))
+        for name in [page.relative_to(REPO).as_posix()]
+    ]
 
 
 @pytest.mark.slow  # every runnable block of a page, in subprocesses (up to a few minutes a page)
-@pytest.mark.parametrize("page", pages_with_runnable_blocks(), ids=lambda p: str(p.relative_to(REPO)))
+@pytest.mark.parametrize("page", pages_with_runnable_blocks())
 def test_a_pages_runnable_blocks_run_as_written(page, tmp_path):
     runs = [b for b in blocks(page) if "doctest" in b.marks]
     words = " ".join(b.text for b in runs)

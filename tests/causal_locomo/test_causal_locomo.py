@@ -108,6 +108,7 @@ def test_bank_strategies(tmp_path, solver, args, expected):
 
 
 @SLOW
+@pytest.mark.heavy  # minutes on two cores: -m 'not heavy' leaves it out
 def test_cmi_is_deterministic_and_logs_its_candidates(tmp_path):
     first = inspect_eval(tmp_path, "--solver", "cmi", "--limit", "2")
     second = inspect_eval(tmp_path, "--solver", "cmi", "--limit", "2")
@@ -121,6 +122,7 @@ def test_cmi_is_deterministic_and_logs_its_candidates(tmp_path):
 
 
 @SLOW
+@pytest.mark.heavy  # minutes on two cores: -m 'not heavy' leaves it out
 @pytest.mark.parametrize("ablation", ["no_perturb", "utility_only", "stability_only", "oracle"])
 def test_cmi_ablations(tmp_path, ablation):
     log = inspect_eval(tmp_path, "--solver", "cmi", "-S", f"ablation={ablation}", "--limit", "1")

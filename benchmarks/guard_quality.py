@@ -129,13 +129,9 @@ def flip_pairs(guard: MemoryGuard, conversation: Conversation, flips: Sequence[F
     """Each flip beside its original's note, the two alone against the whole history."""
     notes, sessions, counts = notes_of(conversation), sessions_of(conversation), FlipCounts()
     for flip in flips:
-        speaker = next(
-            t.speaker
-            for s in conversation.sessions.values()
-            for t in s.turns
-            if t.dia_id == flip.dia_id
-        )
-        request = f"What do you remember about {speaker}?"
+        turn = conversation.turn(flip.dia_id)
+        assert turn is not None, flip  # the fixture's test checks every flip names a turn
+        request = f"What do you remember about {turn.speaker}?"
         original, flipped = guard.check(request, [notes[flip.dia_id], flip.text], sessions)
         counts.add(flipped.kept, original.kept)
     return counts

@@ -305,6 +305,7 @@ def newest_logs(names: list[str], log_dir: str) -> dict[str, tuple[EvalLogInfo, 
 
 
 def not_succeeded(names: list[str], logs: list[EvalLog]) -> list[str]:
+    """The runs among ``names`` that no log of ``logs`` says succeeded."""
     status = {log.eval.task_display_name: log.status for log in logs}
     return [name for name in names if status.get(name) != "success"]
 
